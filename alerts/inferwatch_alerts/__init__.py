@@ -1,0 +1,1 @@
+"""inferwatch alerts: scheduled jobs and notifiers (arrives with the alerting issue)."""

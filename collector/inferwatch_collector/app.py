@@ -1,0 +1,109 @@
+"""The collector's FastAPI app factory.
+
+Nothing is opened at import: the lifespan opens the store (unless a test hands one in), applies pending
+migrations, and starts the group-commit writer; shutdown drains the writer before closing the store, so a
+request that was acknowledged is always in the database.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import AsyncIterator
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .auth import AuthError, KeyStore
+from .ingest_dedup import RecentRequests
+from .migrations import migrate, target_for
+from .routes import health, keys, otlp, query
+from .settings import Settings, get_settings
+from .store import Store
+from .writer import BatchWriter
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class IngestStats:
+    """Request-level ingest counters (the writer keeps its own)."""
+
+    spans_accepted: int = 0
+    spans_rejected: int = 0
+    duplicate_requests: int = 0
+    rejected_requests: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+def build_writer(store: Store, settings: Settings) -> BatchWriter:
+    """The group-commit writer configured from settings, inserting through ``store``."""
+    return BatchWriter(
+        lambda table, columns, names, opts: store.insert_columns(table, columns, names, opts),
+        flush_rows=settings.flush_rows,
+        flush_interval_s=settings.flush_interval_s,
+        max_batch_rows=settings.max_batch_rows,
+        max_queue_rows=settings.max_queue_rows,
+        retries=settings.insert_retries,
+    )
+
+
+def create_app(settings: Settings | None = None, *, store: Store | None = None, run_migrations: bool = True
+               ) -> FastAPI:
+    """Build the collector app. With ``store`` given, the caller owns it (it is not closed on shutdown)."""
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = store is None
+        active = store or Store.open(settings)
+        try:
+            if run_migrations:
+                migrate(active, target_for(settings, active), progress=lambda msg: log.info("%s", msg))
+            writer = build_writer(active, settings)
+            writer.start()
+            app.state.settings = settings
+            app.state.store = active
+            app.state.writer = writer
+            app.state.keys = KeyStore(active, cache_seconds=settings.key_cache_s)
+            app.state.recent_requests = RecentRequests(settings.dedup_window)
+            app.state.ingest_stats = IngestStats()
+            try:
+                yield
+            finally:
+                writer.stop()
+        finally:
+            if owned:
+                active.close()
+
+    app = FastAPI(
+        title="inferwatch collector",
+        version="0.1.0",
+        description="OTLP ingest and query API of inferwatch. Authenticate with `Authorization: Bearer <key>`.",
+        lifespan=lifespan,
+        generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
+    )
+    for module in (health, otlp, query, keys):
+        app.include_router(module.router)
+
+    @app.exception_handler(AuthError)
+    async def _auth_error(_: Request, exc: AuthError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+        return JSONResponse({"error": exc.message}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+            problems.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+        return JSONResponse({"error": "; ".join(problems)}, status_code=422)
+
+    return app

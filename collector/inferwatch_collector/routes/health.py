@@ -1,0 +1,62 @@
+"""Liveness, readiness and Prometheus metrics."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, PlainTextResponse
+from starlette.concurrency import run_in_threadpool
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz", summary="Liveness: the process is up")
+def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", summary="Readiness: the database answers and the writer runs")
+async def readyz(request: Request) -> Response:
+    state = request.app.state
+    problems = []
+    if not state.writer.alive:
+        problems.append("writer thread is not running")
+    try:
+        await run_in_threadpool(state.store.query, "SELECT 1")
+    except Exception as exc:
+        problems.append(f"database unavailable: {type(exc).__name__}")
+    if problems:
+        return JSONResponse({"status": "unavailable", "problems": problems}, status_code=503)
+    return JSONResponse({"status": "ready"})
+
+
+@router.get("/metrics", summary="Prometheus metrics of the collector", response_class=PlainTextResponse)
+def metrics(request: Request) -> str:
+    state = request.app.state
+    writer, ingest = state.writer.stats, state.ingest_stats
+    lines = [
+        "# TYPE inferwatch_spans_accepted_total counter",
+        f"inferwatch_spans_accepted_total {ingest.spans_accepted}",
+        "# TYPE inferwatch_spans_rejected_total counter",
+        f"inferwatch_spans_rejected_total {ingest.spans_rejected}",
+        "# TYPE inferwatch_requests_rejected_total counter",
+        *(f'inferwatch_requests_rejected_total{{reason="{reason}"}} {count}'
+          for reason, count in sorted(ingest.rejected_requests.items())),
+        "# TYPE inferwatch_duplicate_requests_total counter",
+        f"inferwatch_duplicate_requests_total {ingest.duplicate_requests}",
+        "# TYPE inferwatch_rows_written_total counter",
+        *(f'inferwatch_rows_written_total{{table="{table}"}} {count}'
+          for table, count in writer.rows_written.items()),
+        "# TYPE inferwatch_insert_batches_total counter",
+        f"inferwatch_insert_batches_total {writer.batches}",
+        "# TYPE inferwatch_insert_failures_total counter",
+        f"inferwatch_insert_failures_total {writer.insert_failures}",
+        "# TYPE inferwatch_insert_retries_total counter",
+        f"inferwatch_insert_retries_total {writer.insert_retries}",
+        "# TYPE inferwatch_insert_seconds_total counter",
+        f"inferwatch_insert_seconds_total {writer.insert_seconds_total:.6f}",
+        "# TYPE inferwatch_last_batch_rows gauge",
+        f"inferwatch_last_batch_rows {writer.last_batch_rows}",
+        "# TYPE inferwatch_write_queue_rows gauge",
+        f"inferwatch_write_queue_rows {state.writer.pending_rows}",
+    ]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,99 @@
+"""Typed settings for every server process, read from ``INFERWATCH_*`` environment variables.
+
+One object, one prefix: the README's configuration table is generated from these fields' descriptions
+(``inferwatch-server config``), so a setting documented there always exists here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def default_data_dir() -> Path:
+    """Where the embedded database lives when no directory is configured.
+
+    ``./.inferwatch/data`` when the current directory already has one (a checkout running the demo), else the
+    user's data directory (``~/.local/share/inferwatch/data`` on Linux).
+    """
+    local = Path.cwd() / ".inferwatch" / "data"
+    if local.exists():
+        return local
+    from platformdirs import user_data_path
+
+    return user_data_path("inferwatch") / "data"
+
+
+class Settings(BaseSettings):
+    """Settings of the collector, scheduler, dashboard and CLI."""
+
+    model_config = SettingsConfigDict(env_prefix="INFERWATCH_", env_ignore_empty=True, extra="ignore")
+
+    # --- storage ---
+    clickhouse_url: str = Field(
+        "",
+        description="ClickHouse server URL (http://host:8123 or https://...). Empty: embedded chDB in data_dir.",
+    )
+    clickhouse_user: str = Field("default", description="ClickHouse user (server mode only).")
+    clickhouse_password: str = Field("", description="ClickHouse password (server mode only).", repr=False)
+    database: str = Field("inferwatch", description="ClickHouse database that holds every inferwatch table.")
+    data_dir: Path = Field(
+        default_factory=default_data_dir,
+        description="Embedded chDB data directory (default ./.inferwatch/data if present, else the user data dir).",
+    )
+    cluster: str = Field("", description="ClickHouse cluster name for ON CLUSTER migrations (server mode only).")
+    migration_mode: Literal["auto", "single", "replicated", "sharded"] = Field(
+        "auto",
+        description="Migration rendering: auto = single without a cluster, else asks system.clusters.",
+    )
+    retention_days: int = Field(90, ge=1, le=3650, description="Days of LLM call and span history kept.")
+    prompt_retention_days: int = Field(14, ge=7, le=30, description="Days redacted prompts/completions are kept.")
+
+    # --- collector ---
+    host: str = Field("127.0.0.1", description="Collector bind address.")
+    port: int = Field(4318, ge=1, le=65535, description="Collector port (OTLP/HTTP's standard port).")
+    max_body_bytes: int = Field(
+        16 * 1024 * 1024, ge=1024, description="Largest accepted request body, after decompression (413 above)."
+    )
+    flush_rows: int = Field(10_000, ge=1, description="Writer flushes once this many rows are pending...")
+    flush_interval_s: float = Field(1.0, gt=0, description="...or once the oldest pending row is this old.")
+    max_batch_rows: int = Field(100_000, ge=1, description="Largest single insert the writer makes.")
+    max_queue_rows: int = Field(
+        200_000, ge=1, description="Rows waiting for the writer; beyond this ingest answers 503 + Retry-After."
+    )
+    insert_retries: int = Field(3, ge=0, description="Retries of a failed insert (same deduplication token).")
+    content_capture: Literal["off", "redacted"] = Field(
+        "redacted",
+        description="What happens to prompt/completion text that arrives: off = dropped, redacted = stored "
+        "in prompt_logs after PII/secret redaction.",
+    )
+    dedup_window: int = Field(
+        100_000, ge=0, description="Recent request digests remembered so a retried OTLP request lands once."
+    )
+    key_cache_s: float = Field(30.0, ge=0, description="Seconds an API key lookup is cached.")
+
+    @field_validator("database", "cluster")
+    @classmethod
+    def _identifier(cls, value: str, info: ValidationInfo) -> str:
+        """Both end up in DDL as identifiers, so only plain names are allowed (no quoting games)."""
+        if value == "" and info.field_name == "cluster":
+            return value
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,62}", value):
+            raise ValueError(f"{info.field_name} must be a plain identifier (letters, digits, underscore)")
+        return value
+
+    @property
+    def embedded(self) -> bool:
+        """True when the platform runs on its in-process chDB engine."""
+        return not self.clickhouse_url
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Process-wide settings; tests build their own ``Settings(...)`` instead of touching this."""
+    return Settings()

@@ -1,0 +1,192 @@
+"""POST /v1/traces through the real app, writer and embedded ClickHouse."""
+
+from __future__ import annotations
+
+import gzip
+import threading
+
+import pytest
+from fastapi.testclient import TestClient
+from google.rpc import status_pb2
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
+
+from inferwatch_collector.app import create_app
+from inferwatch_collector.rows import LLM_CALL_COLUMNS
+
+from . import payloads
+from .conftest import Keys
+
+PROTOBUF = {"Content-Type": "application/x-protobuf"}
+JSON = {"Content-Type": "application/json"}
+
+
+def post(client: TestClient, body: bytes, key: str, headers: dict[str, str] = PROTOBUF):
+    return client.post("/v1/traces", content=body, headers={**headers, **Keys.header(key)})
+
+
+def count(store, table: str = "llm_calls") -> int:
+    return store.query(f"SELECT count() FROM {table}").result_rows[0][0]
+
+
+def rollup_calls(store, table: str = "llm_calls_1m") -> int:
+    return store.query(f"SELECT sum(calls) FROM {table}").result_rows[0][0] or 0
+
+
+def stored_calls(store) -> list[tuple]:
+    cols = ", ".join(LLM_CALL_COLUMNS)
+    return store.query(f"SELECT {cols} FROM llm_calls ORDER BY project_id").result_rows
+
+
+def test_protobuf_span_becomes_a_typed_row(client, store, keys):
+    request = payloads.make_request(payloads.otel_genai_span())
+    response = post(client, request.SerializeToString(), keys.ingest)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/x-protobuf"
+    answer = ExportTraceServiceResponse.FromString(response.content)
+    assert answer.partial_success.rejected_spans == 0
+    row = dict(zip(LLM_CALL_COLUMNS, stored_calls(store)[0]))
+    assert row["project_id"] == "p1" and row["model"] == "gpt-4o-mini" and row["provider"] == "openai"
+    assert (row["input_tokens"], row["output_tokens"], row["cache_read_tokens"]) == (1200, 151, 1024)
+    assert row["ttft_ms"] == 250 and row["latency_ms"] == 1500 and row["streamed"] is True
+    assert rollup_calls(store, "llm_calls_1m") == 1 and rollup_calls(store, "llm_calls_1h") == 1
+
+
+def test_protobuf_and_json_give_identical_rows(client, store, keys):
+    request = payloads.make_request(payloads.sdk_span(), payloads.retrieval_span())
+    assert post(client, request.SerializeToString(), keys.ingest).status_code == 200
+    json_response = post(client, payloads.to_otlp_json(request), keys.other_project, JSON)
+    assert json_response.status_code == 200, json_response.text
+    assert json_response.headers["content-type"] == "application/json"
+    rows = stored_calls(store)
+    assert len(rows) == 2
+    assert rows[0][1:] == rows[1][1:]  # everything but the project is the same
+    spans = store.query("SELECT * EXCEPT (project_id, ingested_at) FROM spans ORDER BY project_id").result_rows
+    assert len(spans) == 2 and spans[0] == spans[1]
+
+
+def test_gzip_body_is_accepted(client, store, keys):
+    body = gzip.compress(payloads.make_request(payloads.otel_genai_span()).SerializeToString())
+    response = post(client, body, keys.ingest, {**PROTOBUF, "Content-Encoding": "gzip"})
+    assert response.status_code == 200, response.text
+    assert count(store) == 1
+
+
+def test_request_retried_three_times_lands_once(client, store, keys):
+    body = payloads.genai_batch(50).SerializeToString()
+    for _ in range(4):  # the original and three retries, byte for byte
+        assert post(client, body, keys.ingest).status_code == 200
+    assert count(store) == 50
+    for rollup in ("llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h"):
+        assert rollup_calls(store, rollup) == 50, rollup
+    metrics = client.get("/metrics").text
+    assert "inferwatch_duplicate_requests_total 3" in metrics
+
+
+def test_some_bad_spans_give_partial_success_and_the_rest_land(client, store, keys):
+    good = payloads.otel_genai_span()
+    bad = payloads.otel_genai_span()
+    bad.trace_id = b"\x01\x02"  # not 16 bytes
+    response = post(client, payloads.make_request(good, bad).SerializeToString(), keys.ingest)
+    assert response.status_code == 200
+    partial = ExportTraceServiceResponse.FromString(response.content).partial_success
+    assert partial.rejected_spans == 1 and "trace_id" in partial.error_message
+    assert count(store) == 1
+
+
+@pytest.mark.parametrize(
+    "body, headers, status, message",
+    [
+        (b"\xff\xff\xff garbage", PROTOBUF, 400, "invalid protobuf"),
+        (b'{"resourceSpans": [{"scopeSpans": 5}]}', JSON, 400, "scopeSpans"),
+        (b"{not json", JSON, 400, "invalid JSON"),
+        (b"hello", {"Content-Type": "text/plain"}, 415, "content-type"),
+        (b"not gzip", {**PROTOBUF, "Content-Encoding": "gzip"}, 400, "gzip"),
+        (b"x", {**PROTOBUF, "Content-Encoding": "br"}, 415, "encoding"),
+    ],
+)
+def test_malformed_requests_get_a_clear_4xx_and_write_nothing(client, store, keys, body, headers, status, message):
+    response = post(client, body, keys.ingest, headers)
+    assert response.status_code == status
+    if response.headers["content-type"] == "application/x-protobuf":
+        text = status_pb2.Status.FromString(response.content).message
+    else:
+        text = response.json()["message"]
+    assert message.lower() in text.lower()
+    assert count(store) == 0 and count(store, "spans") == 0
+
+
+def test_auth_failures_write_nothing(client, store, keys):
+    body = payloads.make_request(payloads.otel_genai_span()).SerializeToString()
+    assert client.post("/v1/traces", content=body, headers=PROTOBUF).status_code == 401
+    assert post(client, body, "iwk_000000000000_" + "A" * 43).status_code == 401
+    assert post(client, body, keys.read).status_code == 403  # read scope cannot ingest
+    assert count(store) == 0
+
+
+def test_key_in_the_alternative_header_works(client, store, keys):
+    body = payloads.make_request(payloads.otel_genai_span()).SerializeToString()
+    response = client.post("/v1/traces", content=body, headers={**PROTOBUF, "x-inferwatch-api-key": keys.ingest})
+    assert response.status_code == 200
+
+
+def test_body_over_the_limit_is_413(app_settings, store, keys):
+    small = app_settings.model_copy(update={"max_body_bytes": 2048})
+    body = payloads.genai_batch(40).SerializeToString()
+    assert len(body) > 2048
+    with TestClient(create_app(small, store=store)) as client:
+        assert post(client, body, keys.ingest).status_code == 413
+        bomb = gzip.compress(b"\0" * 10_000_000)  # small on the wire, huge inflated
+        response = post(client, bomb, keys.ingest, {**PROTOBUF, "Content-Encoding": "gzip"})
+        assert response.status_code == 413
+    assert count(store) == 0
+
+
+def test_full_write_queue_answers_503_with_retry_after(app_settings, store, keys):
+    # One request fills the queue and waits for the (slow) flush; the next one is shed, not buffered.
+    slow = app_settings.model_copy(update={"max_queue_rows": 5, "flush_interval_s": 3.0, "flush_rows": 10_000})
+    first_body = payloads.genai_batch(5).SerializeToString()
+    second_body = payloads.genai_batch(5).SerializeToString()
+    with TestClient(create_app(slow, store=store)) as client:
+        results = {}
+        first = threading.Thread(target=lambda: results.setdefault("first", post(client, first_body, keys.ingest)))
+        first.start()
+        writer = client.app.state.writer
+        for _ in range(200):
+            if writer.pending_rows:
+                break
+            threading.Event().wait(0.01)
+        shed = post(client, second_body, keys.ingest)
+        first.join(10)
+        assert shed.status_code == 503
+        assert int(shed.headers["Retry-After"]) >= 1
+        assert results["first"].status_code == 200
+        assert 'inferwatch_requests_rejected_total{reason="queue_full"} 1' in client.get("/metrics").text
+    assert count(store) == 5  # only the accepted request
+
+
+def test_content_is_redacted_into_prompt_logs_and_never_into_metrics(client, store, keys):
+    prompt = '[{"role": "user", "parts": [{"type": "text", "content": "mail jane.doe@example.com key sk-proj-' \
+             'abcdefghijklmnopqrstuvwxyz0123456789"}]}]'
+    span = payloads.otel_genai_span(**{"gen_ai.input.messages": prompt})
+    assert post(client, payloads.make_request(span).SerializeToString(), keys.ingest).status_code == 200
+    everything = str(store.query("SELECT * FROM llm_calls").result_rows)
+    assert "jane.doe" not in everything and "gen_ai.input.messages" not in everything
+    logged = store.query("SELECT prompt FROM prompt_logs").result_rows[0][0]
+    assert "<EMAIL_ADDRESS>" in logged and "jane.doe@example.com" not in logged
+    assert "sk-proj-abcdef" not in logged
+
+
+def test_capture_off_stores_no_content(app_settings, store, keys):
+    off = app_settings.model_copy(update={"content_capture": "off"})
+    span = payloads.otel_genai_span(**{"gen_ai.input.messages": '[{"role":"user","content":"hi"}]'})
+    with TestClient(create_app(off, store=store)) as client:
+        assert post(client, payloads.make_request(span).SerializeToString(), keys.ingest).status_code == 200
+    assert count(store) == 1 and count(store, "prompt_logs") == 0
+
+
+def test_a_key_only_writes_its_own_project(client, store, keys):
+    assert post(client, payloads.genai_batch(3).SerializeToString(), keys.other_project).status_code == 200
+    assert store.query("SELECT DISTINCT project_id FROM llm_calls").result_rows == [("p2",)]
+    summary = client.get("/api/v1/calls/summary",
+                         headers=Keys.header(keys.read))
+    assert summary.json()["calls"] == 0
