@@ -12,7 +12,7 @@ What it does, in one run (every subprocess is stopped on exit, everything binds 
    - acknowledged spans/s = spans / (first send -> last 200),
    - queryable spans/s = spans / (first send -> ``GET /api/v1/calls/summary`` counting them all),
    counting deltas of the summary on one collector (request bodies are all distinct, so no retry dedup).
-4. Overload: a second collector with a small ``INFERWATCH_MAX_QUEUE_ROWS``; many senders post without pauses
+4. Overload: a second collector with a small ``INFERWATCH_MAX_QUEUE_ROWS`` and ``INFERWATCH_MAX_INFLIGHT_BYTES``; many senders post without pauses
    (503s are not waited on) while the collector's RSS is sampled every 0.5 s.
 5. The raw chDB insert ceiling, in this process after the collectors have stopped, on its own temp dir:
    ``normalize()`` the scenario (a) requests, then ``Store.insert_columns`` the pre-built ``llm_calls`` columns
@@ -573,6 +573,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--overload-senders", type=int, default=48)
     parser.add_argument("--overload-queue-rows", type=int, default=20_000,
                         help="INFERWATCH_MAX_QUEUE_ROWS of the overload collector (default 20,000)")
+    parser.add_argument("--overload-inflight-mib", type=int, default=8,
+                        help="INFERWATCH_MAX_INFLIGHT_BYTES of the overload collector, MiB (default 8)")
     parser.add_argument("--ceiling-rows", type=int, default=None, help="default 100,000 (--quick 30,000)")
     parser.add_argument("--flush-rows", type=int, default=None,
                         help="ceiling batch size (default: the collector's flush_rows setting, 10,000)")
@@ -655,8 +657,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         # ---- overload on collector B ----
         log(f"\n[2] overload: {args.overload_senders} senders, no pauses, INFERWATCH_MAX_QUEUE_ROWS="
-            f"{args.overload_queue_rows:,}, {overload_s:.0f}s")
-        over_env = {"INFERWATCH_MAX_QUEUE_ROWS": str(args.overload_queue_rows)}
+            f"{args.overload_queue_rows:,}, INFERWATCH_MAX_INFLIGHT_BYTES={args.overload_inflight_mib} MiB, "
+            f"{overload_s:.0f}s")
+        over_env = {"INFERWATCH_MAX_QUEUE_ROWS": str(args.overload_queue_rows),
+                    "INFERWATCH_MAX_INFLIGHT_BYTES": str(args.overload_inflight_mib * 1024 * 1024)}
         over_collector = Collector(workdir, "overload", over_env)
         collectors.append(over_collector)
         over_collector.start()

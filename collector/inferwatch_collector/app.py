@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .auth import AuthError, KeyStore
 from .ingest_dedup import RecentRequests
+from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
 from .routes import health, keys, otlp, query
 from .settings import Settings, get_settings
@@ -42,7 +43,7 @@ class IngestStats:
 def build_writer(store: Store, settings: Settings) -> BatchWriter:
     """The group-commit writer configured from settings, inserting through ``store``."""
     return BatchWriter(
-        lambda table, columns, names, opts: store.insert_columns(table, columns, names, opts),
+        store.insert_native,
         flush_rows=settings.flush_rows,
         flush_interval_s=settings.flush_interval_s,
         max_batch_rows=settings.max_batch_rows,
@@ -63,6 +64,9 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         try:
             if run_migrations:
                 migrate(active, target_for(settings, active), progress=lambda msg: log.info("%s", msg))
+            pool = IngestPool(settings.ingest_workers, max_bytes=settings.max_body_bytes,
+                              content_capture=settings.content_capture)
+            pool.start()
             writer = build_writer(active, settings)
             writer.start()
             app.state.settings = settings
@@ -71,9 +75,12 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             app.state.keys = KeyStore(active, cache_seconds=settings.key_cache_s)
             app.state.recent_requests = RecentRequests(settings.dedup_window)
             app.state.ingest_stats = IngestStats()
+            app.state.ingest_pool = pool
+            app.state.inflight_bytes = ByteBudget(settings.max_inflight_bytes)
             try:
                 yield
             finally:
+                pool.close()
                 writer.stop()
         finally:
             if owned:

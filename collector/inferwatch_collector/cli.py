@@ -215,7 +215,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_config(args: argparse.Namespace) -> int:
     print("| setting | env var | default | meaning |\n|---|---|---|---|")
     for name, field in Settings.model_fields.items():
-        default = "(user data dir)" if name == "data_dir" else repr(field.default)
+        default = "(see meaning)" if field.default_factory is not None else repr(field.default)
         print(f"| `{name}` | `INFERWATCH_{name.upper()}` | `{default}` | {field.description} |")
     return 0
 

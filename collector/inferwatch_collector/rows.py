@@ -107,3 +107,37 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "spans": SPAN_COLUMNS,
     "prompt_logs": PROMPT_LOG_COLUMNS,
 }
+
+# table -> ClickHouse type of each inserted column (checked against DESCRIBE TABLE by test_migrations)
+COLUMN_TYPES: dict[str, dict[str, str]] = {
+    "llm_calls": {
+        "project_id": "LowCardinality(String)", "start_time": "DateTime64(6, 'UTC')",
+        "end_time": "DateTime64(6, 'UTC')", "trace_id": "String", "span_id": "String", "parent_span_id": "String",
+        "response_id": "String", "service_name": "LowCardinality(String)", "span_name": "String",
+        "model": "LowCardinality(String)", "request_model": "LowCardinality(String)",
+        "response_model": "LowCardinality(String)", "provider": "LowCardinality(String)",
+        "operation": "LowCardinality(String)", "input_tokens": "UInt32", "output_tokens": "UInt32",
+        "cache_read_tokens": "UInt32", "cache_write_tokens": "UInt32", "reasoning_tokens": "UInt32",
+        "ttft_ms": "UInt32", "latency_ms": "UInt32", "decode_tps": "Float32",
+        "finish_reason": "LowCardinality(String)", "status": "LowCardinality(String)",
+        "error_type": "LowCardinality(String)", "streamed": "Bool", "usage_missing": "Bool", "refusal": "Bool",
+        "empty_response": "Bool", "truncated": "Bool", "tool_calls": "UInt16", "tool_call_failures": "UInt16",
+        "response_chars": "UInt32", "feature": "LowCardinality(String)",
+        "prompt_template": "LowCardinality(String)", "prompt_version": "LowCardinality(String)",
+        "experiment": "LowCardinality(String)", "variant": "LowCardinality(String)", "user_hash": "String",
+        "cost_usd": "Float64", "price_version": "LowCardinality(String)",
+        "attributes": "Map(LowCardinality(String), String)",
+    },
+    "spans": {
+        "project_id": "LowCardinality(String)", "start_time": "DateTime64(6, 'UTC')",
+        "end_time": "DateTime64(6, 'UTC')", "trace_id": "String", "span_id": "String", "parent_span_id": "String",
+        "service_name": "LowCardinality(String)", "name": "String", "kind": "LowCardinality(String)",
+        "operation": "LowCardinality(String)", "status": "LowCardinality(String)", "status_message": "String",
+        "duration_ms": "Float64", "attributes": "Map(LowCardinality(String), String)",
+    },
+    "prompt_logs": {
+        "project_id": "LowCardinality(String)", "start_time": "DateTime64(6, 'UTC')", "trace_id": "String",
+        "span_id": "String", "model": "LowCardinality(String)", "prompt_template": "LowCardinality(String)",
+        "prompt": "String", "completion": "String", "redaction": "LowCardinality(String)",
+    },
+}

@@ -6,6 +6,7 @@ One object, one prefix: the README's configuration table is generated from these
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -57,8 +58,21 @@ class Settings(BaseSettings):
     # --- collector ---
     host: str = Field("127.0.0.1", description="Collector bind address.")
     port: int = Field(4318, ge=1, le=65535, description="Collector port (OTLP/HTTP's standard port).")
+    ingest_workers: int = Field(
+        default_factory=lambda: min(4, os.cpu_count() or 1),
+        ge=0,
+        le=64,
+        description="Processes that decode and normalise OTLP requests (default: CPUs, at most 4); "
+        "0 = in the collector process.",
+    )
     max_body_bytes: int = Field(
         16 * 1024 * 1024, ge=1024, description="Largest accepted request body, after decompression (413 above)."
+    )
+    max_inflight_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="Request bytes being decoded or waiting to be written; beyond this ingest answers 503 "
+        "+ Retry-After (bounds memory whatever the number of clients).",
     )
     flush_rows: int = Field(10_000, ge=1, description="Writer flushes once this many rows are pending...")
     flush_interval_s: float = Field(1.0, gt=0, description="...or once the oldest pending row is this old.")

@@ -125,6 +125,11 @@ class Store:
         self.client.insert(self.table(table), columns, column_names=list(column_names), column_oriented=True,
                            settings=settings)
 
+    def insert_native(self, table: str, data: bytes, column_names: Sequence[str],
+                      settings: dict[str, Any] | None = None) -> None:
+        """Insert pre-encoded Native blocks (see :mod:`native`) into ``table`` of this database."""
+        self.client.raw_insert(self.table(table), list(column_names), data, settings=settings, fmt="Native")
+
     def close(self) -> None:
         """Close every client; afterwards this process may open another chDB directory."""
         with self._lock:

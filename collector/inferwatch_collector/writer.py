@@ -25,12 +25,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .native import EncodedRows
 from .rows import TABLE_COLUMNS
 
 log = logging.getLogger(__name__)
 
-Batch = dict[str, Sequence[tuple]]  # table -> rows (NamedTuples from rows.py)
-InsertFn = Callable[[str, list[Sequence[Any]], Sequence[str], dict[str, Any]], None]
+Batch = dict[str, EncodedRows]  # table -> Native blocks of one request
+InsertFn = Callable[[str, bytes, Sequence[str], dict[str, Any]], None]  # (table, native, columns, settings)
 
 
 class QueueFull(Exception):
@@ -136,7 +137,7 @@ class BatchWriter:
         (a single request larger than the bound is still accepted when nothing else is pending, so a legal
         maximum-size request can always make progress).
         """
-        count = sum(len(r) for r in rows.values())
+        count = sum(part.rows for part in rows.values())
         future: Future = Future()
         if count == 0:
             future.set_result(None)
@@ -205,26 +206,25 @@ class BatchWriter:
         started = time.perf_counter()
         total = 0
         for table, column_names in TABLE_COLUMNS.items():
-            rows = [row for item in taken for row in item.rows.get(table, ())]
-            if not rows:
+            encoded = EncodedRows.join([item.rows[table] for item in taken if table in item.rows])
+            if not encoded.rows:
                 continue
-            columns = [list(col) for col in zip(*rows)]
             settings = {"insert_deduplication_token": f"{batch_id}:{table}"}
-            self._insert_with_retries(table, columns, column_names, settings)
-            self.stats.rows_written[table] += len(rows)
-            total += len(rows)
+            self._insert_with_retries(table, encoded.data, column_names, settings)
+            self.stats.rows_written[table] += encoded.rows
+            total += encoded.rows
         elapsed = time.perf_counter() - started
         self.stats.batches += 1
         self.stats.last_batch_rows = total
         self.stats.last_insert_seconds = elapsed
         self.stats.insert_seconds_total += elapsed
 
-    def _insert_with_retries(self, table: str, columns: list[Sequence[Any]], column_names: Sequence[str],
+    def _insert_with_retries(self, table: str, data: bytes, column_names: Sequence[str],
                              settings: dict[str, Any]) -> None:
         attempt = 0
         while True:
             try:
-                self._insert(table, columns, column_names, settings)
+                self._insert(table, data, column_names, settings)
                 return
             except Exception as exc:
                 if attempt >= self.retries:

@@ -31,8 +31,8 @@ class Keys:
 
 @pytest.fixture
 def app_settings(settings: Settings) -> Settings:
-    """Fast flushes so tests do not wait a second per request."""
-    return settings.model_copy(update={"flush_interval_s": 0.02})
+    """Fast flushes so tests do not wait a second per request; ingest in-process (one test covers workers)."""
+    return settings.model_copy(update={"flush_interval_s": 0.02, "ingest_workers": 0})
 
 
 @pytest.fixture

@@ -190,3 +190,41 @@ def test_a_key_only_writes_its_own_project(client, store, keys):
     summary = client.get("/api/v1/calls/summary",
                          headers=Keys.header(keys.read))
     assert summary.json()["calls"] == 0
+
+
+def test_worker_processes_give_the_same_rows_and_errors(app_settings, store, keys):
+    """The production path: decoding and normalising in a spawned ingest worker process."""
+    pooled = app_settings.model_copy(update={"ingest_workers": 1})
+    request = payloads.make_request(payloads.sdk_span(), payloads.retrieval_span())
+    with TestClient(create_app(pooled, store=store)) as client:
+        assert client.app.state.ingest_pool.workers == 1
+        assert post(client, request.SerializeToString(), keys.ingest).status_code == 200
+        bad = post(client, b"\x0a\xff", keys.ingest)
+        assert bad.status_code == 400 and "invalid protobuf" in status_pb2.Status.FromString(bad.content).message
+    with TestClient(create_app(app_settings, store=store)) as client:  # in-process, other project
+        assert post(client, request.SerializeToString(), keys.other_project).status_code == 200
+    rows = stored_calls(store)
+    assert len(rows) == 2 and rows[0][1:] == rows[1][1:]
+    assert count(store, "spans") == 2
+
+
+def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, keys):
+    # The first request holds the whole byte budget while it waits for the (slow) flush.
+    tight = app_settings.model_copy(update={"max_inflight_bytes": 1024, "flush_interval_s": 3.0})
+    first_body = payloads.genai_batch(5).SerializeToString()
+    with TestClient(create_app(tight, store=store)) as client:
+        results = {}
+        first = threading.Thread(target=lambda: results.setdefault("first", post(client, first_body, keys.ingest)))
+        first.start()
+        budget = client.app.state.inflight_bytes
+        for _ in range(200):
+            if budget.used:
+                break
+            threading.Event().wait(0.01)
+        shed = post(client, payloads.genai_batch(5).SerializeToString(), keys.ingest)
+        first.join(10)
+        assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
+        assert results["first"].status_code == 200
+        assert budget.used == 0  # released once committed
+        assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in client.get("/metrics").text
+    assert count(store) == 5

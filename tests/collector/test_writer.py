@@ -6,9 +6,15 @@ import threading
 
 import pytest
 
+from inferwatch_collector.native import encode_rows
 from inferwatch_collector.writer import BatchWriter, QueueFull, WriteFailed
 
 from .factories import llm_call
+
+
+def encoded_calls(n: int) -> dict:
+    """One request's worth of LLM-call rows, encoded as the ingest pool hands them to the writer."""
+    return {"llm_calls": encode_rows("llm_calls", [llm_call() for _ in range(n)])}
 
 
 def _count(store, table: str = "llm_calls") -> int:
@@ -22,14 +28,14 @@ def _rollup_calls(store, table: str) -> int:
 def make_writer(store, **kwargs) -> BatchWriter:
     opts = dict(flush_rows=10_000, flush_interval_s=0.05, retries=3, retry_backoff_s=0.01)
     opts.update(kwargs)
-    return BatchWriter(lambda t, c, n, s: store.insert_columns(t, c, n, s), **opts)
+    return BatchWriter(store.insert_native, **opts)
 
 
 def test_many_requests_share_one_insert_and_all_land(store):
     writer = make_writer(store, flush_interval_s=0.5)
     writer.start()
     try:
-        futures = [writer.submit({"llm_calls": [llm_call() for _ in range(50)]}) for _ in range(20)]
+        futures = [writer.submit(encoded_calls(50)) for _ in range(20)]
         for f in futures:
             f.result(timeout=30)
     finally:
@@ -42,14 +48,14 @@ def test_many_requests_share_one_insert_and_all_land(store):
 def test_request_is_acknowledged_only_after_commit(store):
     gate = threading.Event()
 
-    def slow_insert(table, columns, names, settings):
+    def slow_insert(table, data, names, settings):
         gate.wait(10)
-        store.insert_columns(table, columns, names, settings)
+        store.insert_native(table, data, names, settings)
 
     writer = BatchWriter(slow_insert, flush_rows=1, flush_interval_s=0.01)
     writer.start()
     try:
-        future = writer.submit({"llm_calls": [llm_call()]})
+        future = writer.submit(encoded_calls(1))
         assert not future.done() and _count(store) == 0
         gate.set()
         future.result(timeout=10)
@@ -62,8 +68,8 @@ def test_insert_retried_after_lost_reply_lands_once(store):
     """The insert succeeds but its reply is lost: the retry carries the same dedup token and lands nothing."""
     calls = {"n": 0}
 
-    def insert_then_fail(table, columns, names, settings):
-        store.insert_columns(table, columns, names, settings)
+    def insert_then_fail(table, data, names, settings):
+        store.insert_native(table, data, names, settings)
         calls["n"] += 1
         if calls["n"] <= 2:
             raise ConnectionError("reply lost")
@@ -71,7 +77,7 @@ def test_insert_retried_after_lost_reply_lands_once(store):
     writer = BatchWriter(insert_then_fail, flush_rows=1, flush_interval_s=0.01, retries=3, retry_backoff_s=0.01)
     writer.start()
     try:
-        writer.submit({"llm_calls": [llm_call() for _ in range(25)]}).result(timeout=10)
+        writer.submit(encoded_calls(25)).result(timeout=10)
     finally:
         writer.stop()
     assert calls["n"] == 3
@@ -84,18 +90,18 @@ def test_insert_retried_after_lost_reply_lands_once(store):
 def test_failure_after_all_retries_fails_the_request_and_keeps_serving(store):
     fail = {"on": True}
 
-    def flaky(table, columns, names, settings):
+    def flaky(table, data, names, settings):
         if fail["on"]:
             raise ConnectionError("database down")
-        store.insert_columns(table, columns, names, settings)
+        store.insert_native(table, data, names, settings)
 
     writer = BatchWriter(flaky, flush_rows=1, flush_interval_s=0.01, retries=1, retry_backoff_s=0.01)
     writer.start()
     try:
         with pytest.raises(WriteFailed):
-            writer.submit({"llm_calls": [llm_call()]}).result(timeout=10)
+            writer.submit(encoded_calls(1)).result(timeout=10)
         fail["on"] = False
-        writer.submit({"llm_calls": [llm_call()]}).result(timeout=10)  # the thread survived
+        writer.submit(encoded_calls(1)).result(timeout=10)  # the thread survived
     finally:
         writer.stop()
     assert _count(store) == 1
@@ -105,21 +111,21 @@ def test_failure_after_all_retries_fails_the_request_and_keeps_serving(store):
 def test_queue_bound_rejects_instead_of_growing(store):
     gate = threading.Event()
 
-    def blocked(table, columns, names, settings):
+    def blocked(table, data, names, settings):
         gate.wait(10)
-        store.insert_columns(table, columns, names, settings)
+        store.insert_native(table, data, names, settings)
 
     writer = BatchWriter(blocked, flush_rows=1, flush_interval_s=0.01, max_queue_rows=100)
     writer.start()
     try:
-        first = writer.submit({"llm_calls": [llm_call() for _ in range(80)]})
+        first = writer.submit(encoded_calls(80))
         with pytest.raises(QueueFull) as info:
-            writer.submit({"llm_calls": [llm_call() for _ in range(30)]})
+            writer.submit(encoded_calls(30))
         assert info.value.retry_after_s >= 1
         assert writer.stats.rejected_queue_full == 1
         gate.set()
         first.result(timeout=10)
-        writer.submit({"llm_calls": [llm_call() for _ in range(30)]}).result(timeout=10)  # room again
+        writer.submit(encoded_calls(30)).result(timeout=10)  # room again
     finally:
         writer.stop()
     assert _count(store) == 110
@@ -128,7 +134,7 @@ def test_queue_bound_rejects_instead_of_growing(store):
 def test_stop_flushes_what_is_queued(store):
     writer = make_writer(store, flush_interval_s=60)  # would never flush on its own within the test
     writer.start()
-    future = writer.submit({"llm_calls": [llm_call() for _ in range(7)]})
+    future = writer.submit(encoded_calls(7))
     writer.stop()
     assert future.done() and future.exception() is None
     assert _count(store) == 7
@@ -138,7 +144,7 @@ def test_empty_batch_resolves_without_insert(store):
     writer = make_writer(store)
     writer.start()
     try:
-        assert writer.submit({"llm_calls": []}).result(timeout=1) is None
+        assert writer.submit({"llm_calls": encode_rows("llm_calls", [])}).result(timeout=1) is None
     finally:
         writer.stop()
     assert writer.stats.batches == 0

@@ -56,6 +56,8 @@ def metrics(request: Request) -> str:
         f"inferwatch_insert_seconds_total {writer.insert_seconds_total:.6f}",
         "# TYPE inferwatch_last_batch_rows gauge",
         f"inferwatch_last_batch_rows {writer.last_batch_rows}",
+        "# TYPE inferwatch_inflight_request_bytes gauge",
+        f"inferwatch_inflight_request_bytes {state.inflight_bytes.used}",
         "# TYPE inferwatch_write_queue_rows gauge",
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
     ]

@@ -1,7 +1,8 @@
 """``POST /v1/traces``: OTLP/HTTP trace ingest (protobuf or JSON, optional gzip).
 
-Flow: size check → authenticate (``ingest`` scope) → decode → normalise (both off the event loop) → retried
-request? wait for its earlier write → hand rows to the group-commit writer → answer once committed.
+Flow: authenticate (``ingest`` scope) → size check → shed load early if the write queue is full → decode,
+normalise and encode in the ingest pool (worker processes) → retried request? wait for its earlier write → hand
+the blocks to the group-commit writer → answer once committed.
 Answers follow the OTLP/HTTP spec: 200 with ``ExportTraceServiceResponse`` (``partial_success`` when some
 spans were rejected), errors as ``google.rpc.Status`` in the request's encoding, 503 + ``Retry-After`` when
 the write queue is full or the database is failing (exporters retry those), never a partial write: a request
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from concurrent.futures import Future
 
 from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
@@ -22,8 +24,8 @@ from starlette.concurrency import run_in_threadpool
 
 from ..auth import AuthError, parse_authorization, require
 from ..ingest_dedup import request_digest
-from ..normalize import normalize
-from ..otlp_decode import OtlpDecodeError, decode_traces
+from ..ingest_pool import PoolUnavailable
+from ..otlp_decode import OtlpDecodeError
 from ..writer import QueueFull, WriteFailed
 
 log = logging.getLogger(__name__)
@@ -99,63 +101,86 @@ async def export_traces(request: Request) -> Response:
         app.state.ingest_stats.rejected_requests["too_large"] += 1
         return otlp_error(413, f"request body exceeds {settings.max_body_bytes} bytes", content_type)
 
-    def decode_and_normalize():
-        message = decode_traces(body, content_type, encoding or None, settings.max_body_bytes)
-        return normalize(message, principal.project_id, content_capture=settings.content_capture)
-
-    try:
-        batch = await run_in_threadpool(decode_and_normalize)
-    except OtlpDecodeError as exc:
-        app.state.ingest_stats.rejected_requests[str(exc.status)] += 1
-        return otlp_error(exc.status, exc.message, content_type)
-    except Exception as exc:  # a bug of ours: say so without a 500 (exporters would retry it forever)
-        log.exception("normalising an OTLP request failed")
-        app.state.ingest_stats.rejected_requests["400"] += 1
-        return otlp_error(400, f"the collector could not process this request ({type(exc).__name__})",
-                          content_type)
-
     stats = app.state.ingest_stats
-    stats.spans_rejected += batch.rejected
-    rows = {"llm_calls": batch.llm_calls, "spans": batch.spans, "prompt_logs": batch.prompt_logs}
     digest = request_digest(principal.project_id, content_type, encoding, body)
     future, owner = app.state.recent_requests.begin(digest)
     if owner:
-        try:
-            written = app.state.writer.submit(rows)
-        except QueueFull as exc:
-            future.set_exception(exc)
-            stats.rejected_requests["queue_full"] += 1
-            return otlp_error(503, "collector is overloaded; retry later", content_type,
-                              {"Retry-After": str(int(exc.retry_after_s))})
-        except WriteFailed as exc:
-            future.set_exception(exc)
-            return otlp_error(503, str(exc), content_type, {"Retry-After": "5"})
-        _chain(written, future)
-    else:
+        budget = app.state.inflight_bytes
+        if not budget.try_acquire(len(body)):
+            stats.rejected_requests["inflight_full"] += 1
+            future.set_exception(QueueFull(retry_after_s=1.0))
+            return otlp_error(503, "collector is overloaded; retry later", content_type, {"Retry-After": "1"})
+        future.add_done_callback(lambda _: budget.release(len(body)))  # committed, failed or shed
+        failure = await _ingest(app, future, body, content_type, encoding, principal.project_id)
+        if failure is not None:
+            return failure
+    else:  # a retry of a request we already have: wait for that write, write nothing again
         stats.duplicate_requests += 1
     try:
-        await asyncio.wrap_future(future)
+        rejected, errors = await asyncio.wrap_future(future)
     except QueueFull as exc:
         return otlp_error(503, "collector is overloaded; retry later", content_type,
                           {"Retry-After": str(int(exc.retry_after_s))})
-    except WriteFailed as exc:
+    except (WriteFailed, PoolUnavailable) as exc:
         stats.rejected_requests["write_failed"] += 1
         return otlp_error(503, f"{exc}; retry later", content_type, {"Retry-After": "5"})
-    if owner:
-        stats.spans_accepted += len(batch.llm_calls) + len(batch.spans)
-    return _success(batch.rejected, batch.errors, content_type)
+    except OtlpDecodeError as exc:
+        return otlp_error(exc.status, exc.message, content_type)
+    except Exception as exc:  # a bug of ours: say so without a 500 (exporters would retry it forever)
+        return otlp_error(400, f"the collector could not process this request ({type(exc).__name__})",
+                          content_type)
+    return _success(rejected, errors, content_type)
 
 
-def _chain(source, target) -> None:
-    """Resolve ``target`` like ``source`` (both concurrent futures)."""
+async def _ingest(app, future: Future, body: bytes, content_type: str, encoding: str, project_id: str
+                  ) -> Response | None:
+    """Process and queue one request, resolving ``future`` with ``(rejected, errors)`` once committed.
 
-    def copy(done) -> None:
-        if target.done():
+    Returns an error response for failures that need no waiting (load shedding); every other failure is set
+    on ``future`` so a concurrent retry of the same request sees it too.
+    """
+    writer, stats = app.state.writer, app.state.ingest_stats
+    if writer.pending_rows >= writer.max_queue_rows:  # shed before paying for decoding
+        writer.stats.rejected_queue_full += 1
+        stats.rejected_requests["queue_full"] += 1
+        exc = QueueFull(retry_after_s=max(1.0, writer.flush_interval_s))
+        future.set_exception(exc)
+        return otlp_error(503, "collector is overloaded; retry later", content_type,
+                          {"Retry-After": str(int(exc.retry_after_s))})
+    try:
+        result = await app.state.ingest_pool.process(body, content_type, encoding or None, project_id)
+    except OtlpDecodeError as exc:
+        stats.rejected_requests[str(exc.status)] += 1
+        future.set_exception(exc)
+        return None
+    except PoolUnavailable as exc:
+        stats.rejected_requests["worker_failed"] += 1
+        future.set_exception(exc)
+        return None
+    except Exception as exc:
+        log.exception("normalising an OTLP request failed")
+        stats.rejected_requests["400"] += 1
+        future.set_exception(exc)
+        return None
+    stats.spans_rejected += result.rejected
+    try:
+        written = writer.submit(result.tables)
+    except QueueFull as exc:
+        stats.rejected_requests["queue_full"] += 1
+        future.set_exception(exc)
+        return None
+    except WriteFailed as exc:
+        future.set_exception(exc)
+        return None
+
+    def committed(done: Future) -> None:
+        if future.done():
             return
-        exc = done.exception()
-        if exc is not None:
-            target.set_exception(exc)
+        if done.exception() is not None:
+            future.set_exception(done.exception())
         else:
-            target.set_result(None)
+            stats.spans_accepted += result.accepted
+            future.set_result((result.rejected, result.errors))
 
-    source.add_done_callback(copy)
+    written.add_done_callback(committed)
+    return None

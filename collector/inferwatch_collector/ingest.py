@@ -1,0 +1,42 @@
+"""The CPU half of ingest: request bytes → decoded OTLP → typed rows → Native blocks, one call per request.
+
+This runs in ingest worker processes (see :mod:`ingest_pool`) so that decoding and normalising, which are pure
+Python and hold the GIL, do not compete with the HTTP server and the database writer in the collector process.
+Everything here is a plain function of its arguments, and its result pickles cheaply (bytes and counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .native import EncodedRows, encode_rows
+from .normalize import normalize
+from .otlp_decode import decode_traces
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What one OTLP request turned into."""
+
+    tables: dict[str, EncodedRows]  # table -> Native blocks (only tables with rows)
+    accepted: int  # spans that became rows
+    rejected: int
+    errors: list[str]
+    redactions: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> int:
+        return sum(part.rows for part in self.tables.values())
+
+
+def process_request(body: bytes, content_type: str, content_encoding: str | None, project_id: str, *,
+                    max_bytes: int, content_capture: str) -> IngestResult:
+    """Decode, normalise and encode one request. Raises ``OtlpDecodeError`` for a body that cannot be read."""
+    message = decode_traces(body, content_type, content_encoding, max_bytes)
+    batch = normalize(message, project_id, content_capture=content_capture)
+    tables = {}
+    for table, rows in (("llm_calls", batch.llm_calls), ("spans", batch.spans), ("prompt_logs", batch.prompt_logs)):
+        if rows:
+            tables[table] = encode_rows(table, rows)
+    return IngestResult(tables, len(batch.llm_calls) + len(batch.spans), batch.rejected, batch.errors,
+                        batch.redactions)
