@@ -141,25 +141,33 @@ def test_body_over_the_limit_is_413(app_settings, store, keys):
     assert count(store) == 0
 
 
+def post_while_first_is_held(client, key: str, held) -> tuple:
+    """Post a first request from a thread, wait until ``held()`` says the collector holds it, post a second.
+
+    Returns ``(first_response, second_response)``; the first completes once its (slow) flush happens.
+    """
+    results = {}
+    first = threading.Thread(
+        target=lambda: results.setdefault("first", post(client, payloads.genai_batch(5).SerializeToString(), key)))
+    first.start()
+    for _ in range(500):
+        if held():
+            break
+        threading.Event().wait(0.01)
+    second = post(client, payloads.genai_batch(5).SerializeToString(), key)
+    first.join(10)
+    return results["first"], second
+
+
 def test_full_write_queue_answers_503_with_retry_after(app_settings, store, keys):
     # One request fills the queue and waits for the (slow) flush; the next one is shed, not buffered.
     slow = app_settings.model_copy(update={"max_queue_rows": 5, "flush_interval_s": 3.0, "flush_rows": 10_000})
-    first_body = payloads.genai_batch(5).SerializeToString()
-    second_body = payloads.genai_batch(5).SerializeToString()
     with TestClient(create_app(slow, store=store)) as client:
-        results = {}
-        first = threading.Thread(target=lambda: results.setdefault("first", post(client, first_body, keys.ingest)))
-        first.start()
         writer = client.app.state.writer
-        for _ in range(200):
-            if writer.pending_rows:
-                break
-            threading.Event().wait(0.01)
-        shed = post(client, second_body, keys.ingest)
-        first.join(10)
+        first, shed = post_while_first_is_held(client, keys.ingest, lambda: writer.pending_rows)
         assert shed.status_code == 503
         assert int(shed.headers["Retry-After"]) >= 1
-        assert results["first"].status_code == 200
+        assert first.status_code == 200
         assert 'inferwatch_requests_rejected_total{reason="queue_full"} 1' in client.get("/metrics").text
     assert count(store) == 5  # only the accepted request
 
@@ -211,20 +219,11 @@ def test_worker_processes_give_the_same_rows_and_errors(app_settings, store, key
 def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, keys):
     # The first request holds the whole byte budget while it waits for the (slow) flush.
     tight = app_settings.model_copy(update={"max_inflight_bytes": 1024, "flush_interval_s": 3.0})
-    first_body = payloads.genai_batch(5).SerializeToString()
     with TestClient(create_app(tight, store=store)) as client:
-        results = {}
-        first = threading.Thread(target=lambda: results.setdefault("first", post(client, first_body, keys.ingest)))
-        first.start()
         budget = client.app.state.inflight_bytes
-        for _ in range(200):
-            if budget.used:
-                break
-            threading.Event().wait(0.01)
-        shed = post(client, payloads.genai_batch(5).SerializeToString(), keys.ingest)
-        first.join(10)
+        first, shed = post_while_first_is_held(client, keys.ingest, lambda: budget.used)
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
-        assert results["first"].status_code == 200
+        assert first.status_code == 200
         assert budget.used == 0  # released once committed
         assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in client.get("/metrics").text
     assert count(store) == 5
