@@ -1,0 +1,92 @@
+"""The process-wide SDK state: inert until :func:`init`, idempotent, undone by :func:`shutdown`.
+
+Every recording path asks :func:`get_pipeline` first and does nothing when it is ``None``, so importing the SDK,
+or calling instrumented code before ``init()``, costs nothing and changes nothing (DESIGN §4 rule 2).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from . import _guard, context
+from .options import Options, resolve
+
+log = logging.getLogger("inferwatch")
+
+_lock = threading.Lock()
+_pipeline: Any = None  # telemetry.Pipeline once initialised
+_options: Options | None = None
+
+
+def init(*, endpoint: str | None = None, api_key: str | None = None, service_name: str | None = None,
+         capture: str | None = None, sample_rate: float | None = None, max_queue_size: int | None = None,
+         max_export_batch_size: int | None = None, schedule_delay_ms: int | None = None,
+         export_timeout_s: float | None = None, user_hash_key: str | None = None, enabled: bool | None = None,
+         exporter: Any = None) -> Options:
+    """Start the SDK (argument > ``INFERWATCH_*`` env var > default). Calling it again returns the running
+    configuration unchanged: call :func:`shutdown` first to change it. ``exporter`` replaces the OTLP span
+    exporter (tests, or sending elsewhere)."""
+    global _pipeline, _options
+    with _lock:
+        if _pipeline is not None and _options is not None:
+            return _options
+        options = resolve(endpoint=endpoint, api_key=api_key, service_name=service_name, capture=capture,
+                          sample_rate=sample_rate, max_queue_size=max_queue_size,
+                          max_export_batch_size=max_export_batch_size, schedule_delay_ms=schedule_delay_ms,
+                          export_timeout_s=export_timeout_s, user_hash_key=user_hash_key, enabled=enabled)
+        if not options.enabled:
+            _options = options
+            return options
+        from .telemetry import Pipeline
+
+        context.set_hash_key(options.user_hash_key or None)
+        _pipeline = Pipeline(options, exporter=exporter)
+        _options = options
+        return options
+
+
+def get_pipeline() -> Any:
+    """The running pipeline, or ``None`` before ``init()`` (every recorder checks this first)."""
+    return _pipeline
+
+
+def get_options() -> Options | None:
+    return _options
+
+
+def flush(timeout: float = 5.0) -> bool:
+    """Export everything recorded so far; True when it all left within ``timeout`` seconds."""
+    pipeline = _pipeline
+    if pipeline is None:
+        return True
+    try:
+        return bool(pipeline.flush(timeout))
+    except Exception as exc:  # noqa: BLE001 - flush must never raise into the app
+        _guard.record_internal_error("flush", exc)
+        return False
+
+
+def shutdown(timeout: float = 5.0) -> None:
+    """Flush, stop the export thread and undo every patch; ``init()`` may be called again afterwards."""
+    global _pipeline, _options
+    with _lock:
+        pipeline, _pipeline, _options = _pipeline, None, None
+    from .integrations import uninstrument_all
+
+    uninstrument_all()
+    if pipeline is not None:
+        try:
+            pipeline.shutdown(timeout)
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error("shutdown", exc)
+
+
+def stats() -> dict[str, Any]:
+    """Queue and export counters, drops by reason and internal errors (empty counters before init)."""
+    pipeline = _pipeline
+    if pipeline is None:
+        return {"queued": 0, "exported": 0, "dropped": {}, "export_failures": 0,
+                "internal_errors": dict(_guard.internal_errors)}
+    return pipeline.stats()

@@ -1,0 +1,154 @@
+"""InferenceMetrics: one record per LLM call (DESIGN §5), and the pure rules that derive its fields.
+
+The same dataclass is filled by every way in (decorator, OpenAI and Anthropic wrappers, the manual API), is
+readable by app code (``call.metrics``), and becomes the span's attributes. Tokens follow the OTel convention
+whatever the provider reported: ``input_tokens`` includes cache reads and writes, ``output_tokens`` includes
+reasoning tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import semconv as sc
+
+TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
+REFUSAL_REASONS = frozenset({"content_filter", "refusal", "safety"})
+
+
+@dataclass
+class InferenceMetrics:
+    """Everything measured about one LLM call. Times are ``time.time_ns()`` values."""
+
+    operation: str = "chat"
+    provider: str = ""
+    request_model: str = ""
+    response_model: str = ""
+    response_id: str = ""
+    trace_id: str = ""
+    span_id: str = ""
+    start_time_ns: int = 0
+    first_token_time_ns: int | None = None
+    end_time_ns: int = 0
+    input_tokens: int | None = None  # None = the provider did not report usage
+    output_tokens: int | None = None
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    reasoning_tokens: int = 0
+    finish_reason: str = ""
+    status: str = "ok"  # ok | error
+    error_type: str = ""
+    streamed: bool = False
+    refusal: bool = False
+    tool_calls: int = 0
+    tool_call_failures: int = 0
+    response_chars: int = 0
+    feature: str = ""
+    prompt_template: str = ""
+    prompt_version: str = ""
+    experiment: str = ""
+    variant: str = ""
+    user_hash: str = ""
+    attributes: dict[str, Any] = field(default_factory=dict)
+
+    # --- derived ---
+    @property
+    def usage_missing(self) -> bool:
+        """A successful call without usage is flagged, never priced as zero silently."""
+        return self.status == "ok" and (self.input_tokens is None or self.output_tokens is None)
+
+    @property
+    def ttft_ms(self) -> float | None:
+        if self.first_token_time_ns is None or not self.streamed:
+            return None
+        return (self.first_token_time_ns - self.start_time_ns) / 1e6
+
+    @property
+    def latency_ms(self) -> float:
+        return max(0, self.end_time_ns - self.start_time_ns) / 1e6
+
+    @property
+    def decode_tokens_per_s(self) -> float | None:
+        """(output − 1) / (end − first token): the decode speed, not output / total time (which hides TTFT)."""
+        if self.first_token_time_ns is None or not self.output_tokens or self.output_tokens < 2:
+            return None
+        seconds = (self.end_time_ns - self.first_token_time_ns) / 1e9
+        return (self.output_tokens - 1) / seconds if seconds > 0 else None
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason in TRUNCATION_REASONS
+
+    @property
+    def empty_response(self) -> bool:
+        return (self.status == "ok" and self.response_chars == 0 and self.tool_calls == 0
+                and self.operation != "embeddings")
+
+    @property
+    def is_refusal(self) -> bool:
+        return self.refusal or self.finish_reason in REFUSAL_REASONS
+
+    def span_attributes(self) -> dict[str, Any]:
+        """The span's attributes: OTel GenAI names where they exist, ``inferwatch.*`` otherwise."""
+        attrs: dict[str, Any] = {
+            sc.GEN_AI_OPERATION_NAME: self.operation,
+            sc.GEN_AI_PROVIDER_NAME: self.provider,
+            sc.STREAMED: self.streamed,
+            sc.USAGE_MISSING: self.usage_missing,
+            sc.REFUSAL: self.is_refusal,
+            sc.EMPTY_RESPONSE: self.empty_response,
+            sc.TRUNCATED: self.truncated,
+            sc.TOOL_CALLS: self.tool_calls,
+            sc.TOOL_CALL_FAILURES: self.tool_call_failures,
+            sc.RESPONSE_CHARS: self.response_chars,
+        }
+        optional = {
+            sc.GEN_AI_REQUEST_MODEL: self.request_model,
+            sc.GEN_AI_RESPONSE_MODEL: self.response_model,
+            sc.GEN_AI_RESPONSE_ID: self.response_id,
+            sc.ERROR_TYPE: self.error_type,
+            sc.FEATURE: self.feature,
+            sc.PROMPT_TEMPLATE: self.prompt_template,
+            sc.PROMPT_VERSION: self.prompt_version,
+            sc.EXPERIMENT: self.experiment,
+            sc.VARIANT: self.variant,
+            sc.USER_HASH: self.user_hash,
+        }
+        attrs.update({k: v for k, v in optional.items() if v})
+        if self.finish_reason:
+            attrs[sc.GEN_AI_RESPONSE_FINISH_REASONS] = (self.finish_reason,)
+        if self.streamed:
+            attrs[sc.GEN_AI_REQUEST_STREAM] = True
+        if self.input_tokens is not None:
+            attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = self.input_tokens
+            attrs[sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = self.cache_read_tokens
+            attrs[sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = self.cache_write_tokens
+        if self.output_tokens is not None:
+            attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = self.output_tokens
+            attrs[sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = self.reasoning_tokens
+        if self.first_token_time_ns is not None and self.streamed:
+            attrs[sc.FIRST_TOKEN_TIME_UNIX_NANO] = self.first_token_time_ns
+            attrs[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = (self.first_token_time_ns - self.start_time_ns) / 1e9
+        tps = self.decode_tokens_per_s
+        if tps is not None:
+            attrs[sc.DECODE_TOKENS_PER_SECOND] = round(tps, 3)
+        for key, value in self.attributes.items():
+            attrs.setdefault(key, value)
+        return attrs
+
+
+def normalise_openai_usage(prompt_tokens: int | None, completion_tokens: int | None, cached_tokens: int | None,
+                           reasoning_tokens: int | None) -> dict[str, int | None]:
+    """OpenAI counts cached tokens inside prompt tokens and reasoning inside completion tokens: already OTel."""
+    return {"input_tokens": prompt_tokens, "output_tokens": completion_tokens,
+            "cache_read_tokens": cached_tokens or 0, "cache_write_tokens": 0,
+            "reasoning_tokens": reasoning_tokens or 0}
+
+
+def normalise_anthropic_usage(input_tokens: int | None, output_tokens: int | None, cache_read: int | None,
+                              cache_creation: int | None) -> dict[str, int | None]:
+    """Anthropic reports cache reads and writes on top of ``input_tokens``: add them (OTel: input includes)."""
+    total_input = None if input_tokens is None else input_tokens + (cache_read or 0) + (cache_creation or 0)
+    return {"input_tokens": total_input, "output_tokens": output_tokens, "cache_read_tokens": cache_read or 0,
+            "cache_write_tokens": cache_creation or 0, "reasoning_tokens": 0}
