@@ -22,7 +22,7 @@ from .auth import AuthError, KeyStore
 from .ingest_dedup import RecentRequests
 from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
-from .routes import health, keys, otlp, query
+from .routes import feedback, health, keys, otlp, query
 from .settings import Settings, get_settings
 from .store import Store
 from .writer import BatchWriter
@@ -93,7 +93,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         lifespan=lifespan,
         generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
     )
-    for module in (health, otlp, query, keys):
+    for module in (health, otlp, query, keys, feedback):
         app.include_router(module.router)
 
     @app.exception_handler(AuthError)

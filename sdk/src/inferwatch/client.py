@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 from . import _guard, context
@@ -57,12 +58,16 @@ def get_options() -> Options | None:
 
 
 def flush(timeout: float = 5.0) -> bool:
-    """Export everything recorded so far; True when it all left within ``timeout`` seconds."""
+    """Export everything recorded so far (spans, metrics, feedback); True when it all left within ``timeout``."""
+    from .feedback import flush as flush_feedback
+
+    deadline = time.monotonic() + timeout
     pipeline = _pipeline
-    if pipeline is None:
-        return True
+    done = True
     try:
-        return bool(pipeline.flush(timeout))
+        if pipeline is not None:
+            done = bool(pipeline.flush(timeout))
+        return bool(flush_feedback(max(0.0, deadline - time.monotonic()))) and done
     except Exception as exc:  # noqa: BLE001 - flush must never raise into the app
         _guard.record_internal_error("flush", exc)
         return False
@@ -76,6 +81,10 @@ def shutdown(timeout: float = 5.0) -> None:
     from .integrations import uninstrument_all
 
     uninstrument_all()
+    from .feedback import flush as flush_feedback
+
+    with _guard.guard("shutdown.feedback"):
+        flush_feedback(timeout)
     if pipeline is not None:
         try:
             pipeline.shutdown(timeout)
@@ -85,8 +94,13 @@ def shutdown(timeout: float = 5.0) -> None:
 
 def stats() -> dict[str, Any]:
     """Queue and export counters, drops by reason and internal errors (empty counters before init)."""
+    from .feedback import stats as feedback_stats
+
     pipeline = _pipeline
     if pipeline is None:
-        return {"queued": 0, "exported": 0, "dropped": {}, "export_failures": 0,
-                "internal_errors": dict(_guard.internal_errors)}
-    return pipeline.stats()
+        result = {"queued": 0, "exported": 0, "dropped": {}, "export_failures": 0,
+                  "internal_errors": dict(_guard.internal_errors)}
+    else:
+        result = pipeline.stats()
+    result["feedback"] = feedback_stats()
+    return result

@@ -1,0 +1,489 @@
+"""User feedback and evaluation scores: ``inferwatch.feedback(trace_id, thumbs_up=True)``.
+
+Each call becomes one OpenTelemetry ``gen_ai.evaluation.result`` item posted as JSON to the collector's
+``{endpoint}/api/v1/feedback`` with the ingest key, which stores it next to the call (model, feature, experiment,
+variant and prompt template are copied from the call there).
+
+Like the rest of the SDK this never breaks the host (DESIGN §4): the caller only validates its arguments and
+appends to a bounded deque (O(1), no I/O); a daemon thread redacts, batches (up to :data:`MAX_BATCH` items per
+request), posts, and retries 408/429/5xx and connection errors :data:`RETRY_DELAYS_S` times with jittered backoff
+(honouring ``Retry-After``). Bad arguments, a full queue and every internal error are counted, never raised.
+Before ``inferwatch.init()`` (or with ``enabled=False``) it does nothing and returns ``""``.
+
+Privacy: the user is identified only by the ``user_hash`` of the current :func:`inferwatch.tags`; unless capture
+is ``"full"``, ``comment`` and ``label`` are redacted in the export thread before they leave the process (with
+``inferwatch.redaction.DEFAULT_REDACTOR`` when that module exists, else the SDK's built-in scrub); the collector
+redacts them again whatever the SDK did. The default feedback id is an HMAC of the content with the SDK's user
+hash key, so the same feedback sent twice is one row and the id reveals nothing about the comment.
+
+Counters: :func:`stats` (``sent``, ``failed``, ``queued`` and ``dropped`` by reason). Delivery: :func:`flush`
+(also registered at exit, :data:`ATEXIT_TIMEOUT_S`). Both are also reachable as ``inferwatch.feedback.stats()``
+and ``inferwatch.feedback.flush(timeout)``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+import re
+import threading
+import time
+import weakref
+from collections import deque
+from datetime import datetime, timezone
+from typing import Any
+
+from . import _guard, client, context
+
+log = logging.getLogger("inferwatch")
+
+PATH = "/api/v1/feedback"
+MAX_QUEUE = 1000  # items waiting to be sent; beyond this they are dropped (counted as queue_full)
+MAX_BATCH = 100  # items per request (the collector takes up to 1000)
+RETRY_DELAYS_S: tuple[float, ...] = (0.5, 1.0, 2.0)  # backoff before each retry (jittered ×0.5-1.5)
+MAX_RETRY_AFTER_S = 10.0
+MAX_COMMENT_BYTES = 4096  # the collector's limit (UTF-8); longer comments are truncated after redaction
+MAX_RAW_COMMENT_CHARS = 16_384  # what the caller's thread keeps before redaction
+MAX_NAME_CHARS = 128
+IDLE_EXIT_S = 30.0  # the thread exits after this long with nothing to send (restarted on the next item)
+ATEXIT_TIMEOUT_S = 2.0
+DROP_REASONS = ("invalid", "queue_full", "internal_error")
+
+_HEX32 = re.compile(r"[0-9a-fA-F]{32}")
+_HEX16 = re.compile(r"[0-9a-fA-F]{16}")
+_FEEDBACK_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+_counts_lock = threading.Lock()
+_counts: dict[str, Any] = {"sent": 0, "failed": 0, "dropped": dict.fromkeys(DROP_REASONS, 0)}
+_logged: set[str] = set()
+
+
+class _Invalid(ValueError):
+    """A bad argument: the call is dropped (counted as invalid) and logged once per kind."""
+
+
+def _count(key: str, n: int = 1, reason: str | None = None) -> None:
+    with _counts_lock:
+        if reason is None:
+            _counts[key] += n
+        else:
+            _counts["dropped"][reason] = _counts["dropped"].get(reason, 0) + n
+
+
+def _warn_once(kind: str, message: str, *args: Any) -> None:
+    with _counts_lock:
+        first = kind not in _logged
+        _logged.add(kind)
+    if first:
+        log.warning("inferwatch feedback: " + message + " (further ones are only counted)", *args)
+
+
+# --- the public call ---------------------------------------------------------------------------------------------
+def feedback(trace_id: str | int | None = None, response_id: str | None = None, *, thumbs_up: bool | None = None,
+             score: float | None = None, comment: str | None = None, label: str | None = None,
+             name: str = "user_feedback", feedback_id: str | None = None, span_id: str | int | None = None) -> str:
+    """Record feedback on an LLM call; returns its feedback id, or ``""`` when nothing was queued.
+
+    The call is named by ``trace_id`` (32 hex, or the int of an OTel span context; optionally with ``span_id``)
+    or ``response_id`` (the provider's response id); with neither, the current span's trace is used. Give
+    ``thumbs_up`` (stored as +1/-1) or ``score``, and/or a ``label`` and a ``comment``. ``feedback_id`` is the
+    idempotency key: sending the same id again replaces the earlier feedback (a changed vote); by default it is
+    derived from the content. Never blocks on I/O and never raises.
+    """
+    try:
+        pipeline = client.get_pipeline()
+        options = client.get_options()
+        if pipeline is None or options is None:
+            return ""  # inert before init()
+        item = _build(trace_id, response_id, thumbs_up, score, comment, label, name, feedback_id, span_id)
+        if not _sender_for(pipeline, options).submit(item):
+            _count("dropped", reason="queue_full")
+            _warn_once("queue_full", "queue full (%d items), feedback dropped", MAX_QUEUE)
+            return ""
+        return item["feedback_id"]
+    except _Invalid as exc:
+        _count("dropped", reason="invalid")
+        _warn_once(f"invalid:{exc.args[1]}", "%s", exc.args[0])
+        return ""
+    except Exception as exc:  # noqa: BLE001 - never raise into the app
+        _count("dropped", reason="internal_error")
+        _guard.record_internal_error("feedback", exc)
+        return ""
+
+
+def _hex_id(value: Any, width: int, pattern: re.Pattern[str], what: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 < value < 1 << (4 * width):
+            raise _Invalid(f"{what} must be a non-zero {4 * width}-bit id", what)
+        return f"{value:0{width}x}"
+    if isinstance(value, str) and pattern.fullmatch(value) and value.strip("0"):
+        return value.lower()
+    raise _Invalid(f"{what} must be {width} hexadecimal characters (not all zero)", what)
+
+
+def _text(value: Any, what: str, limit: int) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise _Invalid(f"{what} must be a string", what)
+    return value[:limit]
+
+
+def _build(trace_id: Any, response_id: Any, thumbs_up: Any, score: Any, comment: Any, label: Any, name: Any,
+           feedback_id: Any, span_id: Any) -> dict[str, Any]:
+    """The item as it will be sent (comment and label still raw: the export thread redacts them)."""
+    trace = _hex_id(trace_id, 32, _HEX32, "trace_id")
+    span = _hex_id(span_id, 16, _HEX16, "span_id")
+    if response_id is not None and (not isinstance(response_id, str) or not 0 < len(response_id) <= 256
+                                    or _CONTROL.search(response_id)):
+        raise _Invalid("response_id must be a non-empty string of at most 256 printable characters", "response_id")
+    if trace is None and response_id is None:
+        trace, current_span = _current_ids()
+        span = span or current_span
+        if trace is None:
+            raise _Invalid("feedback needs trace_id or response_id (or a current span)", "ids")
+    if thumbs_up is not None and not isinstance(thumbs_up, bool):
+        raise _Invalid("thumbs_up must be True or False", "thumbs_up")
+    if score is not None:
+        if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
+            raise _Invalid("score must be a finite number", "score")
+        if thumbs_up is not None:
+            raise _Invalid("give score or thumbs_up, not both", "score")
+    if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME_CHARS or _CONTROL.search(name):
+        raise _Invalid(f"name must be a non-empty string of at most {MAX_NAME_CHARS} characters", "name")
+    label = _text(label, "label", MAX_NAME_CHARS)
+    comment = _text(comment, "comment", MAX_RAW_COMMENT_CHARS)
+    if label is not None and _CONTROL.search(label):
+        raise _Invalid("label must not contain control characters", "label")
+    if thumbs_up is None and score is None and label is None and comment is None:
+        raise _Invalid("nothing to record: give thumbs_up, score, label or comment", "empty")
+    if feedback_id is not None and (not isinstance(feedback_id, str) or not _FEEDBACK_ID.fullmatch(feedback_id)):
+        raise _Invalid("feedback_id must be 1-128 characters of letters, digits and ._:-", "feedback_id")
+
+    user_hash = context.current_tags().get("user_hash") or None
+    item: dict[str, Any] = {"trace_id": trace, "span_id": span, "response_id": response_id, "name": name}
+    if thumbs_up is not None:
+        item["thumbs_up"] = thumbs_up
+        kind, value = "thumbs", 1.0 if thumbs_up else -1.0
+    elif score is not None:
+        item["score"] = float(score)
+        kind, value = "score", float(score)
+    else:
+        kind, value = ("label" if label is not None else "comment"), 0.0
+    item.update(label=label, comment=comment, user_hash=user_hash)
+    if feedback_id is None:
+        content = [trace or "", span or "", response_id or "", name, kind, repr(value), label or "",
+                   comment or "", user_hash or ""]
+        feedback_id = context.hash_user_id(json.dumps(content, ensure_ascii=False))[:32]
+    item["feedback_id"] = feedback_id
+    item["timestamp"] = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    item["source"] = "sdk"
+    return {k: v for k, v in item.items() if v is not None}
+
+
+def _current_ids() -> tuple[str | None, str | None]:
+    from opentelemetry import trace as otel_trace
+
+    ctx = otel_trace.get_current_span().get_span_context()
+    if not ctx.is_valid:
+        return None, None
+    return f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}"
+
+
+# --- the sender --------------------------------------------------------------------------------------------------
+class _Flush:
+    __slots__ = ("done",)
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+
+class _Sender:
+    """One bounded queue and (while there is work) one daemon thread, for one pipeline (one ``init()``)."""
+
+    def __init__(self, pipeline: Any, options: Any) -> None:
+        self.pipeline = weakref.ref(pipeline)
+        self.pid = os.getpid()
+        self.url = options.endpoint.rstrip("/") + PATH
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json",
+                        "User-Agent": "inferwatch-python-feedback"}
+        if options.api_key:
+            self.headers["Authorization"] = f"Bearer {options.api_key}"
+        self.timeout_s = max(1.0, min(float(options.export_timeout_s), 10.0))
+        self.redact_text = options.capture != "full"
+        self.queue: deque[Any] = deque()
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.retired = False  # a newer init() replaced this sender: exit as soon as the queue is empty
+        self._scrub: Any = None
+        self._opener: Any = None
+
+    # caller threads
+    def submit(self, item: dict[str, Any]) -> bool:
+        with self.lock:
+            if len(self.queue) >= MAX_QUEUE:  # flush markers count too; they are rare and short-lived
+                return False
+            self._ensure_thread()  # first: if no thread can start, the item is not queued (and not counted sent)
+            self.queue.append(item)
+        self.wake.set()
+        return True
+
+    def flush(self, timeout: float) -> bool:
+        if threading.current_thread() is self.thread:
+            return False  # a hook inside our own thread: waiting would deadlock
+        marker = _Flush()
+        with self.lock:
+            if not self.queue and self.thread is None:
+                return True
+            self.queue.append(marker)
+            self._ensure_thread()
+        self.wake.set()
+        return marker.done.wait(max(timeout, 0.0))
+
+    def pending(self) -> int:
+        return sum(1 for x in list(self.queue) if type(x) is not _Flush)
+
+    def _ensure_thread(self) -> None:  # with self.lock held
+        if self.thread is None:
+            thread = threading.Thread(target=self._run, name="inferwatch-feedback", daemon=True)
+            thread.start()  # may raise (e.g. at interpreter exit): then the next item tries again
+            self.thread = thread
+
+    # the sender thread
+    def _run(self) -> None:
+        with _guard.guard("feedback.suppress_instrumentation"):
+            from opentelemetry import context as otel_context
+
+            ctx = otel_context.set_value(otel_context._SUPPRESS_INSTRUMENTATION_KEY, True)
+            otel_context.attach(otel_context.set_value(otel_context._SUPPRESS_HTTP_INSTRUMENTATION_KEY, True, ctx))
+        idle_since = time.monotonic()
+        while True:
+            batch: list[dict[str, Any]] = []
+            marker: _Flush | None = None
+            with self.lock:
+                while self.queue and len(batch) < MAX_BATCH:
+                    entry = self.queue.popleft()
+                    if type(entry) is _Flush:
+                        marker = entry
+                        break
+                    batch.append(entry)
+                if not batch and marker is None:
+                    idle = (self.retired or client.get_pipeline() is not self.pipeline()  # shut down
+                            or time.monotonic() - idle_since >= IDLE_EXIT_S)
+                    if idle and not self.queue:
+                        self.thread = None
+                        return
+            try:
+                if batch:
+                    with _guard.guard("feedback.deliver"):
+                        self._deliver(batch)
+            finally:
+                if marker is not None:
+                    marker.done.set()
+            if batch or marker is not None:
+                idle_since = time.monotonic()
+                continue
+            self.wake.wait(1.0)
+            self.wake.clear()
+
+    def _deliver(self, batch: list[dict[str, Any]]) -> None:
+        ready = []
+        for item in batch:
+            try:
+                ready.append(self._prepare(item))
+            except Exception as exc:  # noqa: BLE001 - a bug of ours drops the item, never the thread
+                _guard.record_internal_error("feedback.prepare", exc)
+                _count("dropped", reason="internal_error")
+        if not ready:
+            return
+        status = self._post_with_retries(ready)
+        if 200 <= status < 300:
+            _count("sent", len(ready))
+        elif status == 422 and len(ready) > 1:  # one bad item fails a whole batch: send them one by one
+            for item in ready:
+                self._deliver_one(item)
+        else:
+            self._failed(status, len(ready))
+
+    def _deliver_one(self, item: dict[str, Any]) -> None:
+        status = self._post_with_retries([item])
+        if 200 <= status < 300:
+            _count("sent")
+        else:
+            self._failed(status, 1)
+
+    def _failed(self, status: int, n: int) -> None:
+        _count("failed", n)
+        if status:
+            _warn_once(f"http:{status}", "the collector answered HTTP %d to %s", status, self.url)
+        else:
+            _warn_once("unreachable", "cannot reach the collector at %s", self.url)
+
+    def _prepare(self, item: dict[str, Any]) -> dict[str, Any]:
+        out = dict(item)
+        for key in ("comment", "label"):
+            text = out.get(key)
+            if text is None:
+                continue
+            if self.redact_text:
+                try:
+                    text = self._redact(text)
+                except Exception as exc:  # noqa: BLE001 - fail closed: the text is dropped, never sent raw
+                    _guard.record_internal_error("feedback.redact", exc)
+                    out.pop(key)
+                    continue
+            if key == "comment":
+                text = text.encode("utf-8", "ignore")[:MAX_COMMENT_BYTES].decode("utf-8", "ignore")
+            out[key] = text
+        if not {"comment", "label", "score", "thumbs_up"} & out.keys():
+            raise ValueError("nothing left to send once the text that failed redaction was dropped")
+        return out
+
+    def _redact(self, text: str) -> str:
+        if self._scrub is None:
+            self._scrub = _load_scrub()
+        return self._scrub(text)
+
+    def _post_with_retries(self, items: list[dict[str, Any]]) -> int:
+        body = json.dumps(items, ensure_ascii=False, allow_nan=False).encode("utf-8", "surrogatepass")
+        attempt = 0
+        while True:
+            status, retry_after = self._post(body)
+            retryable = status == 0 or status in (408, 429) or status >= 500
+            if not retryable or attempt >= len(RETRY_DELAYS_S):
+                return status
+            delay = retry_after if retry_after is not None else RETRY_DELAYS_S[attempt] * (0.5 + random.random())
+            time.sleep(min(max(delay, 0.0), MAX_RETRY_AFTER_S))
+            attempt += 1
+
+    def _post(self, body: bytes) -> tuple[int, float | None]:
+        """(HTTP status or 0 when unreachable, Retry-After seconds)."""
+        import http.client
+        import urllib.error
+        import urllib.request
+
+        if self._opener is None:
+            self._opener = urllib.request.build_opener()
+        request = urllib.request.Request(self.url, data=body, headers=self.headers, method="POST")
+        try:
+            with self._opener.open(request, timeout=self.timeout_s) as response:
+                response.read(1 << 16)
+                return response.status, None
+        except urllib.error.HTTPError as exc:
+            retry_after: float | None = None
+            try:
+                retry_after = float(exc.headers.get("Retry-After", ""))
+            except (TypeError, ValueError):
+                retry_after = None
+            try:
+                exc.read(1 << 16)
+                exc.close()
+            except Exception:  # noqa: BLE001, S110 - the body is not needed
+                pass
+            return exc.code, retry_after
+        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
+            return 0, None
+
+
+def _load_scrub() -> Any:
+    """``inferwatch.redaction``'s redactor when present, else the SDK's built-in scrub (secrets and PII)."""
+    try:
+        from . import redaction  # type: ignore[attr-defined]
+    except ImportError:
+        redaction = None
+    redactor = getattr(redaction, "DEFAULT_REDACTOR", None)
+    if redactor is not None:
+        def scrub(text: str) -> str:
+            result = redactor.redact(text)
+            return result if isinstance(result, str) else result.text
+
+        return scrub
+    from .telemetry import fallback_scrub
+
+    return lambda text: fallback_scrub(text, pii=True)
+
+
+# --- process-wide sender, flush, stats ---------------------------------------------------------------------------
+_state_lock = threading.Lock()
+_sender: _Sender | None = None
+_senders: weakref.WeakSet[_Sender] = weakref.WeakSet()  # the current one and retired ones still draining
+_hooks_registered = False
+
+
+def _sender_for(pipeline: Any, options: Any) -> _Sender:
+    global _sender
+    sender = _sender
+    if sender is not None and sender.pipeline() is pipeline and sender.pid == os.getpid():
+        return sender
+    with _state_lock:
+        sender = _sender
+        if sender is None or sender.pipeline() is not pipeline or sender.pid != os.getpid():
+            if sender is not None:
+                sender.retired = True
+                sender.wake.set()
+            sender = _sender = _Sender(pipeline, options)
+            _senders.add(sender)
+            _register_hooks()
+    return sender
+
+
+def flush(timeout: float = 5.0) -> bool:
+    """Send every feedback item queued so far; True when each was sent or counted failed within ``timeout``."""
+    try:
+        deadline = time.monotonic() + max(timeout, 0.0)
+        ok = True
+        for sender in list(_senders):
+            if sender.pid == os.getpid():
+                ok = sender.flush(max(deadline - time.monotonic(), 0.0)) and ok
+        return ok
+    except Exception as exc:  # noqa: BLE001
+        _guard.record_internal_error("feedback.flush", exc)
+        return False
+
+
+def stats() -> dict[str, Any]:
+    """``{"queued", "sent", "failed", "dropped": {reason: n}}`` (items; process lifetime)."""
+    queued = sum(s.pending() for s in list(_senders) if s.pid == os.getpid())
+    with _counts_lock:
+        return {"queued": queued, "sent": _counts["sent"], "failed": _counts["failed"],
+                "dropped": dict(_counts["dropped"])}
+
+
+def _reset() -> None:
+    """Forget counters and logged warnings (tests)."""
+    with _counts_lock:
+        _counts.update(sent=0, failed=0, dropped=dict.fromkeys(DROP_REASONS, 0))
+        _logged.clear()
+
+
+def _after_fork_in_child() -> None:
+    global _sender, _state_lock, _counts_lock
+    _state_lock = threading.Lock()  # a parent thread may have held them at fork time
+    _counts_lock = threading.Lock()
+    _sender = None  # the parent's queue is the parent's to send
+    for sender in list(_senders):
+        sender.lock = threading.Lock()
+
+
+def _register_hooks() -> None:  # with _state_lock held
+    global _hooks_registered
+    if _hooks_registered:
+        return
+    _hooks_registered = True
+    import atexit
+
+    atexit.register(lambda: flush(ATEXIT_TIMEOUT_S))
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+feedback.flush = flush  # type: ignore[attr-defined]
+feedback.stats = stats  # type: ignore[attr-defined]
+feedback_stats = stats  # exported as inferwatch.feedback_stats()

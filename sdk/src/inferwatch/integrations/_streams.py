@@ -1,0 +1,465 @@
+"""What the OpenAI and Anthropic integrations share: stream proxies, call-through checks, tool-call rules.
+
+Stream proxies
+--------------
+A streamed provider call returns a stream object that the app iterates later, maybe elsewhere. The integration
+hands back a :class:`StreamProxy` (or :class:`AsyncStreamProxy`) instead: it forwards everything to the real
+stream (iteration, ``with``, ``close``/``aclose``, attribute reads and writes such as ``.response``) and reports
+``isinstance(proxy, openai.Stream)`` as the real stream would (``__class__`` is the wrapped class). Each item the
+app receives is shown to an *observer* (the provider's accumulator) after it was taken from the real stream, so
+the app gets the very same objects, unchanged and in order.
+
+The observer's call ends exactly once, with what was seen so far, when the first of these happens:
+
+* the stream is exhausted (``StopIteration`` / ``StopAsyncIteration``);
+* an exception comes out of the stream: it is recorded as the call's error and re-raised unchanged;
+* the app closes it (``close()``, ``aclose()``, leaving ``with``): an early close is not an error;
+* the proxy is garbage-collected unfinished (a ``weakref.finalize`` callback; not at interpreter exit).
+
+An observer that raises is counted (``inferwatch.stats()["internal_errors"]``) and stops observing; the stream
+goes on untouched.
+
+Patching
+--------
+:func:`patch_classes` (``instrument_*``) and :class:`ClientWraps` (``wrap_*``) install wrappers made by a
+provider's factory and register how to undo them (``integrations.register_undo``). Undoing restores the original
+attribute when ours is still the one installed; if something else was patched on top of ours meanwhile, ours is
+switched off instead (it calls straight through), so their patch keeps working.
+
+Call-through checks
+-------------------
+:func:`inactive` is the first thing every patched function asks: no pipeline (before ``init()``), a raw or
+streaming *response* wrapper (``with_raw_response`` / ``with_streaming_response``: not recorded, see the
+provider modules), or a call made from inside another recorded call of ours (``wrap_*`` on a client whose class
+is also instrumented) means "call straight through".
+
+Tool-call failure rules (one rule for every provider)
+-----------------------------------------------------
+A tool call in a response counts as at most one failure, when
+
+* its arguments are not a JSON object: unparseable JSON, or JSON that is not an object (empty arguments mean
+  "no arguments" and are fine; free-form *custom* tools are not checked), or
+* its name is not among the request's tools (when the request's ``tools`` is not a list or tuple we cannot look
+  at it without consuming it, so names are not checked; a request without tools offers none).
+
+A tool result sent back in the request counts as one failure when the provider's error flag is set (Anthropic
+``tool_result.is_error``) or when its content is a JSON object with an ``"error"`` member that is not null,
+false or empty (``{"error": "timeout"}`` counts, ``{"error": null, "temp": 21}`` does not). Only the results that
+answer the latest assistant turn are looked at (the messages after the last assistant message), so a failure is
+counted once, on the call that sees it first, and not again on every later call that carries the history.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import types
+import weakref
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar, Token
+from typing import Any, Protocol
+
+from .. import _guard, client
+from . import register_undo, uninstrument
+
+RAW_RESPONSE_HEADER = "X-Stainless-Raw-Response"  # set by both SDKs' with_raw_response / with_streaming_response
+
+_in_call: ContextVar[bool] = ContextVar("inferwatch_in_provider_call", default=False)
+
+
+def inactive(kwargs: Mapping[str, Any]) -> bool:
+    """True when a patched function must call straight through (see the module docstring)."""
+    if client.get_pipeline() is None or _in_call.get():
+        return True
+    headers = kwargs.get("extra_headers")
+    if headers:
+        try:
+            return RAW_RESPONSE_HEADER in headers
+        except Exception:  # noqa: BLE001 - an odd headers object is the provider's business, not ours
+            return False
+    return False
+
+
+def enter_call() -> Token[bool]:
+    """Mark "inside a recorded provider call" (nested patched functions then call straight through)."""
+    return _in_call.set(True)
+
+
+def exit_call(token: Token[bool]) -> None:
+    _in_call.reset(token)
+
+
+def capture_on() -> bool:
+    options = client.get_options()
+    return options is not None and options.capture != "off"
+
+
+# --- patching --------------------------------------------------------------------------------------------------
+class Switch:
+    """Turns one installed wrapper into a plain call-through (undone while something else is patched on top)."""
+
+    __slots__ = ("enabled",)
+
+    def __init__(self) -> None:
+        self.enabled = True
+
+
+Factory = Callable[[Callable[..., Any], Switch], Callable[..., Any]]  # (original, switch) -> wrapper
+
+
+def original_of(fn: Any) -> Any:
+    """The provider's own function behind one of our wrappers (so wrapping twice never records twice)."""
+    fn = getattr(fn, "__func__", fn)
+    return getattr(fn, "__inferwatch_original__", fn)
+
+
+def mark(wrapper: Callable[..., Any], original: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a wrapper the original's name and docs, and the marks :func:`original_of` reads."""
+    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
+        try:
+            setattr(wrapper, attr, getattr(original, attr))
+        except (AttributeError, TypeError):
+            pass
+    wrapper.__wrapped__ = original  # type: ignore[attr-defined]
+    wrapper.__inferwatch_original__ = original  # type: ignore[attr-defined]
+    return wrapper
+
+
+def patch_classes(name: str, targets: Iterable[tuple[type, str, Factory]]) -> bool:
+    """Replace ``cls.method`` by ``factory(original, switch)`` for each target; False when ``name`` already is."""
+    installed: list[tuple[type, str, Any, Any, Switch]] = []
+
+    def undo() -> None:
+        for cls, method, original, wrapper, switch in reversed(installed):
+            switch.enabled = False
+            if cls.__dict__.get(method) is wrapper:
+                setattr(cls, method, original)
+        installed.clear()
+
+    if not register_undo(name, undo):
+        return False
+    for cls, method, factory in targets:
+        original = cls.__dict__[method]
+        switch = Switch()
+        wrapper = factory(original_of(original), switch)
+        setattr(cls, method, wrapper)
+        installed.append((cls, method, original, wrapper, switch))
+    return True
+
+
+class ClientWraps:
+    """The ``wrap_*`` patches of one provider: instance attributes on a client's resource objects."""
+
+    def __init__(self, prefix: str) -> None:
+        self._prefix = prefix
+        self._names: set[str] = set()
+        self._lock = threading.Lock()
+        self._counter = itertools.count(1)
+
+    def wrap(self, client_obj: Any, targets: Iterable[tuple[Any, str, Factory]]) -> None:
+        """Bind ``factory(original, switch)`` as ``resource.method`` unless one of ours already is."""
+        patched: list[tuple[Any, str, Any, Switch]] = []
+        for resource, method, factory in targets:
+            if method in vars(resource):  # ours already, or the app's own (a test double): never clobbered
+                continue
+            class_fn = getattr(type(resource), method, None)
+            if class_fn is None:
+                continue
+            switch = Switch()
+            bound = types.MethodType(factory(original_of(class_fn), switch), resource)
+            setattr(resource, method, bound)
+            patched.append((weakref.ref(resource), method, bound, switch))
+        if not patched:
+            return
+        with self._lock:
+            name = f"{self._prefix}.client.{next(self._counter)}"
+            self._names.add(name)
+        names = self._names
+
+        def undo() -> None:
+            names.discard(name)
+            for ref, method, bound, switch in patched:
+                switch.enabled = False
+                resource = ref()
+                if resource is not None and vars(resource).get(method) is bound:
+                    delattr(resource, method)
+
+        register_undo(name, undo)
+        weakref.finalize(client_obj, uninstrument, name).atexit = False  # drop the entry with the client
+
+    def undo_all(self) -> bool:
+        with self._lock:
+            names = list(self._names)
+        return any([uninstrument(name) for name in names])
+
+
+def resource_at(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def load_classes(table: Iterable[tuple[str, str]]) -> dict[tuple[str, str], type]:
+    """``{(module, class): class}`` for the importable ones."""
+    import importlib
+
+    found: dict[tuple[str, str], type] = {}
+    for module_name, class_name in table:
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name, None)
+        except ImportError:
+            cls = None
+        if isinstance(cls, type):
+            found[(module_name, class_name)] = cls
+    return found
+
+
+# --- small readers that accept dicts (request params) and objects (SDK models) alike -------------------------
+def get(obj: Any, key: str, default: Any = None) -> Any:
+    if isinstance(obj, Mapping):
+        return obj.get(key, default)
+    return getattr(obj, key, default)
+
+
+def as_sequence(value: Any) -> list[Any] | tuple[Any, ...] | None:
+    """The value if it is a list or tuple (safe to read twice); None for anything else (e.g. a generator)."""
+    return value if isinstance(value, (list, tuple)) else None
+
+
+# --- tool-call rules --------------------------------------------------------------------------------------------
+def offered_tool_names(*tool_lists: Any) -> frozenset[str] | None:
+    """Names of the tools a request offered; None when one of the lists cannot be read without consuming it."""
+    names: set[str] = set()
+    for tools in tool_lists:
+        if not tools:  # absent, None, or the SDKs' omit / NOT_GIVEN sentinels (falsy)
+            continue
+        seq = as_sequence(tools)
+        if seq is None:
+            return None
+        for tool in seq:
+            name = get(tool, "name")
+            if not name:
+                name = get(get(tool, "function"), "name") or get(get(tool, "custom"), "name")
+            if isinstance(name, str) and name:
+                names.add(name)
+    return frozenset(names)
+
+
+def bad_arguments(arguments: Any) -> bool:
+    """True when tool-call arguments are not a JSON object (a dict is; empty text means no arguments)."""
+    if isinstance(arguments, Mapping):
+        return False
+    if not isinstance(arguments, str):
+        return True
+    text = arguments.strip()
+    if not text:
+        return False
+    try:
+        return not isinstance(json.loads(text), dict)
+    except ValueError:
+        return True
+
+
+def tool_call_failed(name: Any, arguments: Any, offered: frozenset[str] | None, *,
+                     check_json: bool = True) -> bool:
+    if check_json and bad_arguments(arguments):
+        return True
+    return offered is not None and name not in offered
+
+
+def error_payload(content: Any) -> bool:
+    """True when a tool result's content is a JSON object with a non-empty ``"error"`` member."""
+    if not isinstance(content, str):
+        seq = as_sequence(content)
+        if seq is None:
+            return False
+        content = "".join(t for t in (get(part, "text") for part in seq) if isinstance(t, str))
+    text = content.lstrip()
+    if not text.startswith("{") or '"error"' not in text:
+        return False
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and value.get("error") not in (None, False, "", {}, [])
+
+
+# --- stream proxies ----------------------------------------------------------------------------------------------
+class Observer(Protocol):
+    def observe(self, item: Any) -> None:
+        """See one item the app received (fast: this runs on the app's thread for every chunk)."""
+
+    def finish(self, error: BaseException | None) -> None:
+        """Record what was seen and end the call (called once)."""
+
+
+class _Finish:
+    """Ends the observer's call once; also the ``weakref.finalize`` callback (holds no reference to the proxy)."""
+
+    __slots__ = ("done", "observer", "where")
+
+    def __init__(self, observer: Observer, where: str) -> None:
+        self.observer = observer
+        self.where = where
+        self.done = False
+
+    def __call__(self, error: BaseException | None = None) -> None:
+        if self.done:
+            return
+        self.done = True
+        try:
+            self.observer.finish(error)
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error(self.where, exc)
+
+
+_OWN = frozenset({"__wrapped__", "_iw_observer", "_iw_finish", "_iw_finalizer", "_iw_next", "_iw_where"})
+
+
+class _ProxyBase:
+    __slots__ = ("__wrapped__", "__weakref__", "_iw_finalizer", "_iw_finish", "_iw_next", "_iw_observer",
+                 "_iw_where")
+
+    def __init__(self, wrapped: Any, observer: Observer, where: str) -> None:
+        object.__setattr__(self, "__wrapped__", wrapped)
+        object.__setattr__(self, "_iw_observer", observer)
+        object.__setattr__(self, "_iw_where", where)
+        object.__setattr__(self, "_iw_next", None)
+        finish = _Finish(observer, where)
+        object.__setattr__(self, "_iw_finish", finish)
+        finalizer = weakref.finalize(self, finish, None)
+        finalizer.atexit = False
+        object.__setattr__(self, "_iw_finalizer", finalizer)
+
+    # --- transparency ---
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(proxy, openai.Stream) stays true
+        return type(self.__wrapped__)
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _OWN:  # a slot not set (an object made without __init__, e.g. by copy): no recursion
+            raise AttributeError(name)
+        return getattr(self.__wrapped__, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _OWN:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.__wrapped__, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(self.__wrapped__, name)
+
+    def __dir__(self) -> list[str]:
+        return dir(self.__wrapped__)
+
+    def __repr__(self) -> str:
+        return repr(self.__wrapped__)
+
+    # --- recording ---
+    def _iw_end(self, error: BaseException | None) -> None:
+        self._iw_finish(error)
+        self._iw_finalizer.detach()
+
+    def _iw_observe(self, item: Any) -> None:
+        observer = self._iw_observer
+        if observer is None:
+            return
+        try:
+            observer.observe(item)
+        except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
+            object.__setattr__(self, "_iw_observer", None)
+            _guard.record_internal_error(self._iw_where, exc)
+
+
+class StreamProxy(_ProxyBase):
+    """Stands in for a provider's sync stream; see the module docstring."""
+
+    __slots__ = ()
+
+    def __iter__(self) -> StreamProxy:
+        return self
+
+    def __next__(self) -> Any:
+        step = self._iw_next
+        if step is None:
+            wrapped = self.__wrapped__
+            step = getattr(wrapped, "__next__", None) or iter(wrapped).__next__
+            object.__setattr__(self, "_iw_next", step)
+        try:
+            item = step()
+        except StopIteration:
+            self._iw_end(None)
+            raise
+        except BaseException as exc:
+            self._iw_end(exc)
+            raise
+        self._iw_observe(item)
+        return item
+
+    def __enter__(self) -> StreamProxy:
+        self.__wrapped__.__enter__()
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> Any:
+        try:
+            return self.__wrapped__.__exit__(exc_type, exc, tb)
+        finally:
+            self._iw_end(None)
+
+    def close(self) -> Any:
+        try:
+            return self.__wrapped__.close()
+        finally:
+            self._iw_end(None)
+
+
+class AsyncStreamProxy(_ProxyBase):
+    """Stands in for a provider's async stream; see the module docstring."""
+
+    __slots__ = ()
+
+    def __aiter__(self) -> AsyncStreamProxy:
+        return self
+
+    async def __anext__(self) -> Any:
+        step = self._iw_next
+        if step is None:
+            wrapped = self.__wrapped__
+            step = getattr(wrapped, "__anext__", None) or aiter(wrapped).__anext__
+            object.__setattr__(self, "_iw_next", step)
+        try:
+            item = await step()
+        except StopAsyncIteration:
+            self._iw_end(None)
+            raise
+        except BaseException as exc:
+            self._iw_end(exc)
+            raise
+        self._iw_observe(item)
+        return item
+
+    async def __aenter__(self) -> AsyncStreamProxy:
+        await self.__wrapped__.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> Any:
+        try:
+            return await self.__wrapped__.__aexit__(exc_type, exc, tb)
+        finally:
+            self._iw_end(None)
+
+    async def close(self) -> Any:
+        try:
+            return await self.__wrapped__.close()
+        finally:
+            self._iw_end(None)
+
+    async def aclose(self) -> Any:
+        try:
+            return await self.__wrapped__.aclose()
+        finally:
+            self._iw_end(None)

@@ -1,0 +1,542 @@
+"""OpenAI integration: :func:`wrap_openai` for one client, :func:`instrument_openai` for every client.
+
+Usage::
+
+    import inferwatch, openai
+    inferwatch.init()
+    client = inferwatch.wrap_openai(openai.OpenAI())      # this client (sync or async), or:
+    inferwatch.instrument_openai()                        # every OpenAI/AsyncOpenAI client, present and future
+
+Recorded (sync and async clients alike), one ``LlmCall`` per request:
+
+* ``chat.completions.create`` (streamed or not) and ``chat.completions.parse``;
+* ``chat.completions.stream(...)``: the helper calls ``create(stream=True)`` on the same resource, so the request
+  is recorded once, by ``create``, and the helper receives the recording stream proxy (its events,
+  ``get_final_completion()`` and ``close()`` work as before);
+* ``responses.create`` (streamed or not) and ``responses.stream(input=..., model=...)`` (through ``create`` too).
+
+What is read, never changed: the request's keyword arguments (model, stream, messages/input, tools). Nothing is
+added to the request: ``stream_options.include_usage`` is *not* injected (it would add a chunk with empty
+``choices`` that the app did not ask for), so a stream without it ends ``usage_missing``, as it must.
+Streams come back as a proxy (``inferwatch.integrations._streams``) that marks TTFT at the first chunk carrying
+content (text, refusal, tool-call or reasoning delta; not the role-only first chunk) and ends the call when the
+stream is exhausted, closed or garbage-collected; an exception from the stream is recorded and re-raised as is.
+
+Mapping: operation ``chat`` (both APIs); provider ``openai`` (``azure.ai.openai`` for Azure clients); finish
+reason: Chat Completions' own (first choice); Responses: ``stop`` or ``tool_calls`` when completed, the
+``incomplete_details.reason`` (``max_output_tokens``, ``content_filter``) when incomplete, error status with the
+response's error code when ``failed``. Refusals: ``message.refusal`` / a ``refusal`` content part (their text
+counts as response length, so a refusal is not also "empty"). Tool calls: function and custom tool calls (not
+built-in tools such as web search); failures by the rules in ``_streams``.
+
+Not recorded (passed straight through): ``with_raw_response`` / ``with_streaming_response`` (the app reads the raw
+HTTP response itself), ``responses.stream(response_id=...)`` (resumes through ``retrieve``), ``responses.parse``,
+the legacy ``completions``, embeddings, the Assistants/Realtime APIs.
+
+``wrap_openai`` patches the client's resource *instances* (``client.chat.completions``, ``client.responses``) and
+returns the same client object; clients derived later with ``with_options()`` / ``copy()`` are new objects: wrap
+them too, or use ``instrument_openai``. ``instrument_openai`` patches the resource *classes*. Both are inert until
+``init()``, idempotent, safe to combine (a request is never recorded twice) and undone by
+:func:`uninstrument_openai` and by ``inferwatch.shutdown()``.
+"""
+
+from __future__ import annotations
+
+import logging
+import types
+from typing import Any, Callable
+
+from .. import _guard
+from ..llm_call import LlmCall
+from ..metrics import normalise_openai_usage
+from . import DidNotEnable, uninstrument
+from . import _streams as st
+
+log = logging.getLogger("inferwatch")
+
+PATCH_NAME = "openai"
+_WHERE = "openai"
+
+# (module, class, method, api, is_async): the patch table
+_TARGETS: tuple[tuple[str, str, str, str, bool], ...] = (
+    ("openai.resources.chat.completions", "Completions", "create", "chat", False),
+    ("openai.resources.chat.completions", "Completions", "parse", "chat", False),
+    ("openai.resources.chat.completions", "AsyncCompletions", "create", "chat", True),
+    ("openai.resources.chat.completions", "AsyncCompletions", "parse", "chat", True),
+    ("openai.resources.responses", "Responses", "create", "responses", False),
+    ("openai.resources.responses", "AsyncResponses", "create", "responses", True),
+)
+# where those resources live on a client: attribute path -> methods
+_CLIENT_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("chat.completions", ("create", "parse")),
+    ("responses", ("create",)),
+)
+
+_wraps = st.ClientWraps(PATCH_NAME)
+
+
+def _targets() -> list[tuple[type, str, str, bool]]:
+    """(class, method, api, is_async) present in the installed openai; DidNotEnable when there are none."""
+    classes = st.load_classes((module, cls) for module, cls, _, _, _ in _TARGETS)
+    found = [(classes[(module, name)], method, api, is_async) for module, name, method, api, is_async in _TARGETS
+             if (module, name) in classes and callable(classes[(module, name)].__dict__.get(method))]
+    if not found:
+        raise DidNotEnable("openai is not installed (or too old: chat.completions not found)")
+    return found
+
+
+def instrument_openai() -> bool:
+    """Record every OpenAI client's calls (see the module docstring). True when installed now; False when it
+    already was, or when openai is not installed (logged)."""
+    try:
+        targets = _targets()
+    except DidNotEnable as exc:
+        log.warning("inferwatch: OpenAI integration not enabled: %s", exc)
+        return False
+    return st.patch_classes(PATCH_NAME, [(cls, method, _factory(api, is_async))
+                                         for cls, method, api, is_async in targets])
+
+
+def wrap_openai(client: Any) -> Any:
+    """Record this client's calls (sync or async client); returns the same client object, instrumented in place.
+
+    Idempotent. Never raises: an object that is not an OpenAI client is returned unchanged."""
+    with _guard.guard("openai.wrap"):
+        by_class = {(cls, method): (api, is_async) for cls, method, api, is_async in _targets()}
+        targets = []
+        for path, methods in _CLIENT_PATHS:
+            resource = st.resource_at(client, path)
+            for method in methods:
+                spec = next((v for (cls, m), v in by_class.items() if m == method and isinstance(resource, cls)),
+                            None)
+                if resource is not None and spec is not None:
+                    targets.append((resource, method, _factory(*spec)))
+        _wraps.wrap(client, targets)
+    return client
+
+
+def uninstrument_openai() -> bool:
+    """Undo :func:`instrument_openai` and every :func:`wrap_openai`; True when something was installed."""
+    wrapped = _wraps.undo_all()
+    return uninstrument(PATCH_NAME) or wrapped
+
+
+# --- the wrappers ----------------------------------------------------------------------------------------------
+def _factory(api: str, is_async: bool) -> st.Factory:
+    def make(original: Callable[..., Any], switch: st.Switch) -> Callable[..., Any]:
+        if is_async:
+            def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if not switch.enabled or st.inactive(kwargs):
+                    return original(self, *args, **kwargs)
+                token = st.enter_call()
+                try:
+                    coroutine = original(self, *args, **kwargs)  # argument errors still raise here, as before
+                finally:
+                    st.exit_call(token)
+                return _record_async(coroutine, self, api, kwargs)
+        else:
+            def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+                if not switch.enabled or st.inactive(kwargs):
+                    return original(self, *args, **kwargs)
+                rec = _Recorder.prepare(self, api, kwargs, is_async=False)
+                token = st.enter_call()
+                try:
+                    result = original(self, *args, **kwargs)
+                except BaseException as exc:
+                    if rec is not None:
+                        rec.end(exc)
+                    raise
+                finally:
+                    st.exit_call(token)
+                return result if rec is None else rec.complete(result)
+        return st.mark(wrapper, original)
+    return make
+
+
+async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[str, Any]) -> Any:
+    rec = _Recorder.prepare(resource, api, kwargs, is_async=True)  # timing starts when the request does
+    try:
+        result = await coroutine
+    except BaseException as exc:
+        if rec is not None:
+            rec.end(exc)
+        raise
+    return result if rec is None else rec.complete(result)
+
+
+def _provider(resource: Any) -> str:
+    name = type(getattr(resource, "_client", None)).__name__
+    return "azure.ai.openai" if "Azure" in name else "openai"
+
+
+def _usage(usage: Any) -> dict[str, Any]:
+    """Chat ``CompletionUsage`` or Responses ``ResponseUsage`` in the OTel convention."""
+    prompt = getattr(usage, "prompt_tokens", None)
+    if prompt is not None:
+        completion = getattr(usage, "completion_tokens", None)
+        prompt_details = getattr(usage, "prompt_tokens_details", None)
+        completion_details = getattr(usage, "completion_tokens_details", None)
+    else:
+        prompt = getattr(usage, "input_tokens", None)
+        completion = getattr(usage, "output_tokens", None)
+        prompt_details = getattr(usage, "input_tokens_details", None)
+        completion_details = getattr(usage, "output_tokens_details", None)
+    normalised = normalise_openai_usage(prompt, completion, getattr(prompt_details, "cached_tokens", None),
+                                        getattr(completion_details, "reasoning_tokens", None))
+    cache_write = getattr(prompt_details, "cache_write_tokens", None)  # inside prompt tokens, like cache reads
+    if cache_write:
+        normalised["cache_write_tokens"] = cache_write
+    return normalised
+
+
+class _Recorder:
+    """One request: prepared before the call, completed with its result (or stream proxy), or failed."""
+
+    __slots__ = ("api", "call", "capture", "functions", "is_async", "streamed", "tools")
+
+    def __init__(self, call: LlmCall, api: str, kwargs: dict[str, Any], streamed: bool, is_async: bool,
+                 capture: bool) -> None:
+        self.call = call
+        self.api = api
+        self.streamed = streamed
+        self.is_async = is_async
+        self.capture = capture
+        self.tools = kwargs.get("tools")
+        self.functions = kwargs.get("functions")
+
+    @classmethod
+    def prepare(cls, resource: Any, api: str, kwargs: dict[str, Any], *, is_async: bool) -> _Recorder | None:
+        try:
+            model = kwargs.get("model")
+            streamed = kwargs.get("stream") is True
+            call = LlmCall(model=model if isinstance(model, str) else "", provider=_provider(resource),
+                           operation="chat", streamed=streamed)
+            call.start()
+            capture = st.capture_on()
+            rec = cls(call, api, kwargs, streamed, is_async, capture)
+            if api == "chat":
+                messages = st.as_sequence(kwargs.get("messages"))
+                failures = _chat_tool_errors(messages)
+                if capture and messages is not None:
+                    call.content(input=list(messages))
+            else:
+                items = kwargs.get("input")
+                failures = _responses_tool_errors(st.as_sequence(items))
+                if capture:
+                    instructions = kwargs.get("instructions")
+                    shown = [{"role": "user", "content": items}] if isinstance(items, str) else list(
+                        st.as_sequence(items) or ())
+                    if isinstance(instructions, str) and instructions:
+                        shown.insert(0, {"role": "system", "content": instructions})
+                    call.content(input=shown)
+            if failures:
+                call.tool_call_failed(failures)
+            return rec
+        except Exception as exc:  # noqa: BLE001 - never break the host
+            _guard.record_internal_error(f"{_WHERE}.prepare", exc)
+            return None
+
+    def offered(self) -> frozenset[str] | None:
+        return st.offered_tool_names(self.tools, self.functions)
+
+    def end(self, error: BaseException | None = None) -> None:
+        try:
+            self.call.end(error)
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error(f"{_WHERE}.record", exc)
+
+    def complete(self, result: Any) -> Any:
+        """The app's result: the same object, or a recording proxy around a stream."""
+        try:
+            if self.streamed:
+                if self.is_async and hasattr(result, "__anext__"):
+                    observer = _ChatStream(self) if self.api == "chat" else _ResponsesStream(self)
+                    return st.AsyncStreamProxy(result, observer, f"{_WHERE}.stream")
+                if not self.is_async and hasattr(result, "__next__"):
+                    observer = _ChatStream(self) if self.api == "chat" else _ResponsesStream(self)
+                    return st.StreamProxy(result, observer, f"{_WHERE}.stream")
+            if self.api == "chat":
+                self.apply_chat_completion(result)
+            else:
+                self.apply_response(result)
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error(f"{_WHERE}.record", exc)
+        self.end()
+        return result
+
+    # --- results ---
+    def respond(self, parts: list[str] | None, chars: int, finish: Any, model: Any, response_id: Any,
+                refusal: bool, tool_calls: int, failures: int) -> None:
+        call = self.call
+        text = "".join(parts) if parts is not None else None
+        call.response(text=text, chars=None if text is not None else chars,
+                      finish_reason=finish if isinstance(finish, str) else None,
+                      response_model=model if isinstance(model, str) else None,
+                      response_id=response_id if isinstance(response_id, str) else None,
+                      refusal=refusal, tool_calls=tool_calls)
+        if failures:
+            call.tool_call_failed(failures)
+
+    def apply_chat_completion(self, completion: Any) -> None:
+        usage = getattr(completion, "usage", None)
+        if usage is not None:
+            self.call.usage(**_usage(usage))
+        parts: list[str] | None = [] if self.capture else None
+        chars = calls = failures = 0
+        refusal = False
+        finish = None
+        offered: Any = _UNSET
+        for choice in getattr(completion, "choices", None) or ():
+            if finish is None:
+                finish = getattr(choice, "finish_reason", None)
+            message = getattr(choice, "message", None)
+            for text, is_refusal in ((getattr(message, "content", None), False),
+                                     (getattr(message, "refusal", None), True)):
+                if isinstance(text, str) and text:
+                    chars += len(text)
+                    refusal = refusal or is_refusal
+                    if parts is not None:
+                        parts.append(text)
+            tool_calls = list(getattr(message, "tool_calls", None) or ())
+            legacy = getattr(message, "function_call", None)
+            if legacy is not None:
+                tool_calls.append(types.SimpleNamespace(function=legacy))
+            for tool_call in tool_calls:
+                calls += 1
+                if offered is _UNSET:
+                    offered = self.offered()
+                function = getattr(tool_call, "function", None)
+                if function is not None:
+                    failures += st.tool_call_failed(getattr(function, "name", None),
+                                                    getattr(function, "arguments", None), offered)
+                else:
+                    failures += st.tool_call_failed(st.get(getattr(tool_call, "custom", None), "name"), None,
+                                                    offered, check_json=False)
+        self.respond(parts, chars, finish, getattr(completion, "model", None), getattr(completion, "id", None),
+                     refusal, calls, failures)
+
+    def apply_response(self, response: Any) -> None:
+        usage = getattr(response, "usage", None)
+        if usage is not None:
+            self.call.usage(**_usage(usage))
+        parts: list[str] | None = [] if self.capture else None
+        chars = calls = failures = 0
+        refusal = False
+        offered: Any = _UNSET
+        for item in getattr(response, "output", None) or ():
+            kind = getattr(item, "type", None)
+            if kind == "message":
+                for part in getattr(item, "content", None) or ():
+                    part_type = getattr(part, "type", None)
+                    text = getattr(part, "text", None) if part_type == "output_text" else (
+                        getattr(part, "refusal", None) if part_type == "refusal" else None)
+                    if isinstance(text, str) and text:
+                        chars += len(text)
+                        refusal = refusal or part_type == "refusal"
+                        if parts is not None:
+                            parts.append(text)
+            elif kind in ("function_call", "custom_tool_call"):
+                calls += 1
+                if offered is _UNSET:
+                    offered = self.offered()
+                failures += st.tool_call_failed(getattr(item, "name", None), getattr(item, "arguments", None),
+                                                offered, check_json=kind == "function_call")
+        status = getattr(response, "status", None)
+        finish: Any = status
+        if status == "completed":
+            finish = "tool_calls" if calls else "stop"
+        elif status == "incomplete":
+            finish = getattr(getattr(response, "incomplete_details", None), "reason", None) or "incomplete"
+        elif status == "failed":
+            m = self.call.metrics
+            m.status = "error"
+            m.error_type = str(getattr(getattr(response, "error", None), "code", None) or "response.failed")
+        self.respond(parts, chars, finish, getattr(response, "model", None), getattr(response, "id", None),
+                     refusal, calls, failures)
+
+
+_UNSET = object()
+
+
+def _chat_tool_errors(messages: Any) -> int:
+    """Tool results reported as errors after the last assistant message (rule in ``_streams``)."""
+    if not messages:
+        return 0
+    count = 0
+    for message in reversed(messages):
+        role = st.get(message, "role")
+        if role == "assistant":
+            break
+        if role in ("tool", "function") and st.error_payload(st.get(message, "content")):
+            count += 1
+    return count
+
+
+def _responses_tool_errors(items: Any) -> int:
+    if not items:
+        return 0
+    count = 0
+    for item in reversed(items):
+        kind = st.get(item, "type")
+        if st.get(item, "role") == "assistant" or kind in ("function_call", "custom_tool_call"):
+            break
+        if kind in ("function_call_output", "custom_tool_call_output") and st.error_payload(
+                st.get(item, "output")):
+            count += 1
+    return count
+
+
+# --- stream observers ------------------------------------------------------------------------------------------
+class _ChatStream:
+    """Accumulates ``ChatCompletionChunk``s: content/refusal length, tool calls, finish reason, usage."""
+
+    __slots__ = ("call", "chars", "finish_reason", "model", "parts", "rec", "refusal", "response_id", "seen_first",
+                 "tool_calls", "usage")
+
+    def __init__(self, rec: _Recorder) -> None:
+        self.rec = rec
+        self.call = rec.call
+        self.seen_first = False
+        self.chars = 0
+        self.parts: list[str] | None = [] if rec.capture else None
+        self.refusal = False
+        self.finish_reason: Any = None
+        self.usage: Any = None
+        self.model: Any = None
+        self.response_id: Any = None
+        self.tool_calls: dict[tuple[Any, Any], list[Any]] = {}  # (choice, index) -> [name, [argument pieces]]
+
+    def _content(self, text: str) -> None:
+        if not self.seen_first:
+            self.seen_first = True
+            self.call.first_token()
+        self.chars += len(text)
+        if self.parts is not None:
+            self.parts.append(text)
+
+    def observe(self, chunk: Any) -> None:
+        if self.model is None:
+            self.model = getattr(chunk, "model", None)
+            self.response_id = getattr(chunk, "id", None)
+        usage = getattr(chunk, "usage", None)
+        if usage is not None:
+            self.usage = usage
+        for choice in getattr(chunk, "choices", None) or ():
+            delta = getattr(choice, "delta", None)
+            if delta is not None:
+                content = delta.content
+                if content:
+                    self._content(content)
+                refusal = getattr(delta, "refusal", None)
+                if refusal:
+                    self.refusal = True
+                    self._content(refusal)
+                tool_calls = delta.tool_calls
+                legacy = getattr(delta, "function_call", None)
+                if tool_calls or legacy is not None:
+                    if not self.seen_first:
+                        self.seen_first = True
+                        self.call.first_token()
+                    for key, function in (((choice.index, tc.index), tc.function) for tc in tool_calls or ()):
+                        self._tool_piece(key, function)
+                    if legacy is not None:
+                        self._tool_piece((choice.index, "function_call"), legacy)
+            reason = getattr(choice, "finish_reason", None)
+            if reason and (self.finish_reason is None or choice.index == 0):
+                self.finish_reason = reason
+
+    def _tool_piece(self, key: tuple[Any, Any], function: Any) -> None:
+        entry = self.tool_calls.get(key)
+        if entry is None:
+            entry = self.tool_calls[key] = [None, []]
+        if function is not None:
+            if function.name:
+                entry[0] = function.name
+            if function.arguments:
+                entry[1].append(function.arguments)
+
+    def finish(self, error: BaseException | None) -> None:
+        try:
+            if self.usage is not None:
+                self.call.usage(**_usage(self.usage))
+            failures = 0
+            if self.tool_calls:
+                offered = self.rec.offered()
+                failures = sum(st.tool_call_failed(name, "".join(pieces), offered)
+                               for name, pieces in self.tool_calls.values())
+            self.rec.respond(self.parts, self.chars, self.finish_reason, self.model, self.response_id,
+                             self.refusal, len(self.tool_calls), failures)
+        finally:
+            self.call.end(error)
+
+
+_FIRST_TOKEN_EVENTS = frozenset({
+    "response.function_call_arguments.delta", "response.custom_tool_call_input.delta",
+    "response.reasoning_summary_text.delta", "response.reasoning_text.delta",
+})
+_FINAL_EVENTS = frozenset({"response.completed", "response.incomplete", "response.failed"})
+
+
+class _ResponsesStream:
+    """Accumulates Responses stream events; the final ``response.completed``/``incomplete``/``failed`` event's
+    response is authoritative, the deltas serve streams that end early."""
+
+    __slots__ = ("call", "chars", "final", "items", "model", "parts", "rec", "refusal", "response_id",
+                 "seen_first")
+
+    def __init__(self, rec: _Recorder) -> None:
+        self.rec = rec
+        self.call = rec.call
+        self.seen_first = False
+        self.chars = 0
+        self.parts: list[str] | None = [] if rec.capture else None
+        self.refusal = False
+        self.final: Any = None
+        self.items: list[Any] = []  # finished function/custom tool-call items
+        self.model: Any = None
+        self.response_id: Any = None
+
+    def _first(self) -> None:
+        if not self.seen_first:
+            self.seen_first = True
+            self.call.first_token()
+
+    def observe(self, event: Any) -> None:
+        kind = getattr(event, "type", None)
+        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+            delta = event.delta
+            if delta:
+                self._first()
+                self.chars += len(delta)
+                if kind == "response.refusal.delta":
+                    self.refusal = True
+                if self.parts is not None:
+                    self.parts.append(delta)
+        elif kind in _FIRST_TOKEN_EVENTS:
+            self._first()
+        elif kind == "response.output_item.added":
+            if getattr(event.item, "type", None) in ("function_call", "custom_tool_call"):
+                self._first()
+        elif kind == "response.output_item.done":
+            if getattr(event.item, "type", None) in ("function_call", "custom_tool_call"):
+                self.items.append(event.item)
+        elif kind in _FINAL_EVENTS:
+            self.final = event.response
+        elif kind == "response.created":
+            response = getattr(event, "response", None)
+            self.model = getattr(response, "model", None)
+            self.response_id = getattr(response, "id", None)
+
+    def finish(self, error: BaseException | None) -> None:
+        try:
+            if self.final is not None:
+                self.rec.apply_response(self.final)
+                return
+            offered = self.rec.offered() if self.items else None
+            failures = sum(st.tool_call_failed(getattr(item, "name", None), getattr(item, "arguments", None),
+                                               offered, check_json=getattr(item, "type", None) == "function_call")
+                           for item in self.items)
+            self.rec.respond(self.parts, self.chars, None, self.model, self.response_id, self.refusal,
+                             len(self.items), failures)
+        finally:
+            self.call.end(error)

@@ -1,0 +1,337 @@
+"""``inferwatch.feedback``: exact payloads (local receiver), delivery to the real collector, never raising."""
+
+from __future__ import annotations
+
+import json
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+import uvicorn
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+import inferwatch
+from inferwatch.context import hash_user_id
+
+fb = sys.modules["inferwatch.feedback"]  # the module (the package attribute is the function)
+
+TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+EMAIL = "bob.smith@example.com"
+
+
+class Receiver:
+    """Records every POST as (path, headers, parsed JSON); answers from a script of statuses (then 202)."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, str], Any]] = []
+        self.script: list[int] = []
+        self.delay_s = 0.0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                if self.path != "/api/v1/feedback":  # e.g. the pipeline's metrics: not ours to record
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                receiver.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()},
+                                          json.loads(body)))
+                if receiver.delay_s:
+                    time.sleep(receiver.delay_s)
+                status = receiver.script.pop(0) if receiver.script else 202
+                payload = b'{"error": "scripted"}'
+                self.send_response(status)
+                if status == 429:
+                    self.send_header("Retry-After", "0")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            block_on_close = False
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def items(self) -> list[dict[str, Any]]:
+        return [item for _, _, body in self.requests for item in body]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(autouse=True)
+def clean_sdk(monkeypatch) -> Iterator[None]:
+    monkeypatch.setattr(fb, "RETRY_DELAYS_S", (0.01, 0.02, 0.04))
+    inferwatch.shutdown()
+    fb._reset()
+    yield
+    inferwatch.feedback.flush(5)
+    inferwatch.shutdown()
+    fb._reset()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver()
+    yield r
+    inferwatch.feedback.flush(5)
+    inferwatch.shutdown()  # before the receiver goes: the pipeline's last metrics export would wait for it
+    r.close()
+
+
+def start(endpoint: str, api_key: str = "iwk_000000000000_testtesttesttesttesttest", **kwargs: Any) -> None:
+    inferwatch.init(endpoint=endpoint, api_key=api_key, exporter=InMemorySpanExporter(), **kwargs)
+
+
+def feedback_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "inferwatch-feedback"]
+
+
+# --- exact payloads ------------------------------------------------------------------------------------------
+def test_payload_shape(receiver):
+    start(receiver.url + "/", capture="redacted")
+    with inferwatch.tags(user_id="alice", feature="search"):
+        fid = inferwatch.feedback(TRACE.upper(), score=0.5, label="partial", name="judge.relevance",
+                                  comment=f"wrong; write to {EMAIL}")
+    assert len(fid) == 32
+    assert inferwatch.feedback.flush(5) is True
+    [(path, headers, body)] = receiver.requests
+    assert path == "/api/v1/feedback"
+    assert headers["authorization"] == "Bearer iwk_000000000000_testtesttesttesttesttest"
+    assert headers["content-type"] == "application/json"
+    [item] = body
+    timestamp = item.pop("timestamp")
+    sent_at = datetime.fromisoformat(timestamp.replace("Z", "+00:00"))
+    assert timestamp.endswith("Z") and abs((datetime.now(timezone.utc) - sent_at).total_seconds()) < 60
+    assert item == {"feedback_id": fid, "trace_id": TRACE, "name": "judge.relevance", "score": 0.5,
+                    "label": "partial", "comment": "wrong; write to <EMAIL_ADDRESS>",
+                    "user_hash": hash_user_id("alice"), "source": "sdk"}
+    assert inferwatch.feedback_stats()["sent"] == 1
+
+
+def test_thumbs_response_id_and_explicit_id(receiver):
+    start(receiver.url, capture="full")
+    assert inferwatch.feedback(response_id="chatcmpl-9", thumbs_up=False, comment=f"hi {EMAIL}",
+                               feedback_id="vote-7") == "vote-7"
+    inferwatch.feedback.flush(5)
+    [item] = receiver.items()
+    assert {k: v for k, v in item.items() if k != "timestamp"} == {
+        "feedback_id": "vote-7", "response_id": "chatcmpl-9", "name": "user_feedback", "thumbs_up": False,
+        "comment": f"hi {EMAIL}", "source": "sdk"}  # capture=full: sent as given (the collector still redacts)
+
+
+def test_the_default_id_is_stable_for_the_same_content(receiver):
+    start(receiver.url)
+    first = inferwatch.feedback(TRACE, thumbs_up=True, comment="nice")
+    assert inferwatch.feedback(TRACE, thumbs_up=True, comment="nice") == first
+    assert inferwatch.feedback(TRACE, thumbs_up=False, comment="nice") != first
+    with inferwatch.tags(user_id="u2"):
+        assert inferwatch.feedback(TRACE, thumbs_up=True, comment="nice") != first
+
+
+def test_the_current_span_is_used_without_ids(receiver):
+    start(receiver.url)
+    with inferwatch.llm_call(model="m", provider="openai") as call:
+        fid = inferwatch.feedback(thumbs_up=True)
+    inferwatch.feedback.flush(5)
+    [item] = receiver.items()
+    assert fid and item["trace_id"] == call.metrics.trace_id and item["span_id"] == call.metrics.span_id
+
+
+def test_long_comments_are_truncated_to_the_collectors_limit(receiver):
+    start(receiver.url)
+    inferwatch.feedback(TRACE, comment="é" * 10_000)
+    inferwatch.feedback.flush(5)
+    [item] = receiver.items()
+    assert len(item["comment"].encode()) <= fb.MAX_COMMENT_BYTES and item["comment"].startswith("éé")
+
+
+# --- never raise, never block --------------------------------------------------------------------------------
+def test_inert_before_init(receiver):
+    deadline = time.monotonic() + 5  # earlier tests' sender threads exit within a second of shutdown()
+    while feedback_threads() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert feedback_threads() == []
+    assert inferwatch.feedback(TRACE, thumbs_up=True) == ""
+    assert inferwatch.feedback("garbage", score=float("nan")) == ""
+    assert inferwatch.feedback.flush(0.1) is True
+    assert feedback_threads() == [] and receiver.requests == []
+    assert inferwatch.feedback_stats() == {"queued": 0, "sent": 0, "failed": 0,
+                                           "dropped": {"invalid": 0, "queue_full": 0, "internal_error": 0}}
+    inferwatch.init(endpoint=receiver.url, enabled=False)
+    assert inferwatch.feedback(TRACE, thumbs_up=True) == "" and feedback_threads() == []
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"trace_id": "nope", "thumbs_up": True},
+    {"trace_id": 0, "thumbs_up": True},
+    {"trace_id": TRACE, "thumbs_up": True, "score": 1.0},
+    {"trace_id": TRACE, "score": float("inf")},
+    {"trace_id": TRACE, "score": "5"},
+    {"trace_id": TRACE, "thumbs_up": "yes"},
+    {"trace_id": TRACE},
+    {"trace_id": TRACE, "score": 1, "name": ""},
+    {"trace_id": TRACE, "score": 1, "feedback_id": "not ok!"},
+    {"trace_id": TRACE, "comment": 42},
+    {"thumbs_up": True},  # no ids and no current span
+])
+def test_bad_arguments_are_counted_not_raised(receiver, kwargs):
+    start(receiver.url)
+    assert inferwatch.feedback(**kwargs) == ""
+    assert inferwatch.feedback_stats()["dropped"]["invalid"] == 1
+    inferwatch.feedback.flush(1)
+    assert receiver.requests == []
+
+
+def test_collector_down_is_counted_failed(monkeypatch):
+    start(f"http://127.0.0.1:{free_port()}")
+    fid = inferwatch.feedback(TRACE, thumbs_up=True)
+    assert fid
+    assert inferwatch.feedback.flush(10) is True
+    assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 0, "failed": 1,
+                                                               "dropped": None}
+
+
+def test_retries_429_and_5xx_but_not_4xx(receiver):
+    start(receiver.url)
+    receiver.script = [503, 429, 500]
+    inferwatch.feedback(TRACE, thumbs_up=True)
+    inferwatch.feedback.flush(5)
+    assert len(receiver.requests) == 4 and inferwatch.feedback_stats()["sent"] == 1
+
+    receiver.requests.clear()
+    receiver.script = [503, 503, 503, 503]
+    inferwatch.feedback(TRACE, thumbs_up=False)
+    inferwatch.feedback.flush(5)
+    assert len(receiver.requests) == 4 and inferwatch.feedback_stats()["failed"] == 1
+
+    receiver.requests.clear()
+    receiver.script = [401]
+    inferwatch.feedback(TRACE, score=2)
+    inferwatch.feedback.flush(5)
+    assert len(receiver.requests) == 1 and inferwatch.feedback_stats()["failed"] == 2
+
+
+def test_a_rejected_batch_is_resent_item_by_item(receiver):
+    start(receiver.url)
+    sender = fb._Sender(inferwatch.client.get_pipeline(), inferwatch.get_options())
+    receiver.script = [422, 202, 422]
+    sender._deliver([{"trace_id": TRACE, "score": 1.0}, {"trace_id": TRACE, "score": 2.0}])
+    assert [len(body) for _, _, body in receiver.requests] == [2, 1, 1]
+    stats = inferwatch.feedback_stats()
+    assert stats["sent"] == 1 and stats["failed"] == 1
+
+
+def test_never_blocks_and_the_queue_is_bounded(receiver, monkeypatch):
+    monkeypatch.setattr(fb, "MAX_QUEUE", 3)
+    start(receiver.url)
+    receiver.delay_s = 0.5
+    began = time.perf_counter()
+    ids = [inferwatch.feedback(f"{i + 1:032x}", thumbs_up=True) for i in range(10)]
+    assert time.perf_counter() - began < 0.2
+    dropped = inferwatch.feedback_stats()["dropped"]["queue_full"]
+    assert 6 <= dropped <= 7 and ids.count("") == dropped
+    assert inferwatch.feedback.flush(10) is True
+    assert len(receiver.items()) == 10 - dropped and inferwatch.feedback_stats()["sent"] == 10 - dropped
+
+
+def test_a_new_init_sends_to_the_new_endpoint(receiver):
+    other = Receiver()
+    try:
+        start(other.url)
+        inferwatch.feedback(TRACE, thumbs_up=True)
+        inferwatch.feedback.flush(5)
+        inferwatch.shutdown()
+        assert inferwatch.feedback(TRACE, thumbs_up=False) == ""  # inert again after shutdown
+        start(receiver.url)
+        inferwatch.feedback(TRACE, score=3)
+        inferwatch.feedback.flush(5)
+        assert [i.get("thumbs_up") for i in other.items()] == [True]
+        assert [i.get("score") for i in receiver.items()] == [3.0]
+    finally:
+        other.close()
+
+
+# --- the real collector --------------------------------------------------------------------------------------
+@pytest.fixture
+def collector(settings, store) -> Iterator[tuple[str, Any]]:
+    """The collector app served by uvicorn on a free port; yields (url, keys)."""
+    from inferwatch_collector.app import create_app
+    from inferwatch_collector.auth import KeyStore
+
+    keys = KeyStore(store, cache_seconds=0)
+    key_set = {"ingest": keys.create_key("p1", ["ingest"]), "read": keys.create_key("p1", ["read"])}
+    app = create_app(settings.model_copy(update={"flush_interval_s": 0.02, "ingest_workers": 0}), store=store)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
+                                           lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "collector did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{server.config.port}", key_set
+    finally:
+        server.should_exit = True
+        thread.join(15)
+
+
+def test_delivered_to_the_real_collector(collector, store):
+    import httpx
+
+    from inferwatch_collector.rows import LLM_CALL_COLUMNS
+    from tests.collector.factories import llm_call
+
+    url, keys = collector
+    row = llm_call("p1", trace_id=TRACE, model="gpt-4o", experiment="prompt-v3", variant="B", feature="chat")
+    store.insert_columns("llm_calls", [list(c) for c in zip(row)], LLM_CALL_COLUMNS)
+
+    start(url, api_key=keys["ingest"], capture="redacted")
+    with inferwatch.tags(user_id="alice"):
+        fid = inferwatch.feedback(TRACE, thumbs_up=False, comment=f"mail {EMAIL} please")
+        assert inferwatch.feedback(TRACE, thumbs_up=False, comment=f"mail {EMAIL} please") == fid  # app retry
+    inferwatch.feedback(response_id="never-seen", score=0.1, name="judge")
+    assert inferwatch.feedback.flush(10) is True
+    assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 3, "failed": 0,
+                                                               "dropped": None}
+
+    listed = httpx.get(f"{url}/api/v1/feedback", params={"trace_id": TRACE},
+                       headers={"Authorization": f"Bearer {keys['read']}"}).json()
+    assert len(listed) == 1  # the retry replaced, not duplicated
+    [item] = listed
+    assert (item["feedback_id"], item["kind"], item["value"], item["source"]) == (fid, "thumbs", -1.0, "sdk")
+    assert (item["model"], item["experiment"], item["variant"], item["feature"]) == ("gpt-4o", "prompt-v3", "B",
+                                                                                      "chat")
+    assert item["user_hash"] == hash_user_id("alice") and EMAIL not in item["comment"]
+    assert store.query("SELECT count() FROM feedback FINAL WHERE name = 'judge'").result_rows[0][0] == 1
+
+
+def test_a_read_key_is_refused_and_counted_failed(collector):
+    url, keys = collector
+    start(url, api_key=keys["read"])
+    assert inferwatch.feedback(TRACE, thumbs_up=True)
+    inferwatch.feedback.flush(10)
+    assert inferwatch.feedback_stats()["failed"] == 1 and inferwatch.feedback_stats()["sent"] == 0

@@ -1,0 +1,252 @@
+"""Never break the host (DESIGN §4 rule 1): a failure in any SDK stage leaves the app's call exactly as it is.
+
+For each stage an exception is injected into our own code (monkeypatching the SDK here is fault injection):
+prepare (tags lookup, the recorder's construction and start), record (usage, response, first token, end, the
+span attributes, the stream proxy), redaction (a redactor that raises), export (a span exporter and a metric
+exporter that raise) and user hooks (a ``before_send`` that raises). Then the app's call runs through the real
+OpenAI and Anthropic clients against the mock server, plain, streamed and through the stream helpers, and what
+the app sees (the result, every streamed item, or the exception raised: type, status, message) must equal what
+it sees without the SDK. Each fault must also have fired, so no case passes by not reaching the fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+openai = pytest.importorskip("openai")
+anthropic = pytest.importorskip("anthropic")
+
+from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult  # noqa: E402
+from opentelemetry.sdk.trace.export import SpanExporter  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+
+import inferwatch  # noqa: E402
+from inferwatch import _guard  # noqa: E402
+from inferwatch import client as iw_client  # noqa: E402
+from inferwatch import context as iw_context  # noqa: E402
+from inferwatch.integrations import _streams  # noqa: E402
+from inferwatch.llm_call import LlmCall  # noqa: E402
+from inferwatch.metrics import InferenceMetrics  # noqa: E402
+from tests.e2e.conftest import (  # noqa: E402,F401 - fixtures
+    _anthropic_session_client,
+    _openai_session_client,
+    anthropic_client,
+    mock_llm,
+    mock_llm_server,
+    openai_client,
+)
+
+OPENAI_MODEL = "gpt-4o-mini"
+ANTHROPIC_MODEL = "claude-haiku-4-5"
+OK = "Tell me something [tokens:6]"
+HTTP_ERROR = "Fail please [error:429]"
+STREAM_ERROR = "Fail midway [stream-error]"
+TEXTS = {"plain": (OK, HTTP_ERROR), "stream": (OK, HTTP_ERROR, STREAM_ERROR),
+         "helper": (OK, HTTP_ERROR, STREAM_ERROR)}
+_VOLATILE = frozenset({"id", "created", "created_at", "request_id"})
+
+
+class Boom(RuntimeError):
+    """The injected SDK failure."""
+
+
+class Raiser:
+    """Raises :class:`Boom` and counts how often it was reached."""
+
+    def __init__(self) -> None:
+        self.hits = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.hits += 1
+        raise Boom("injected SDK failure")
+
+
+# --- what the app sees -------------------------------------------------------------------------------------------
+def _plain(value: Any) -> Any:
+    """A comparable form of an SDK object: its dump without per-request ids and timestamps."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json")
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k not in _VOLATILE}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _outcome(app_call: Callable[[list[Any]], Any]) -> tuple[Any, ...]:
+    seen: list[Any] = []
+    try:
+        result = app_call(seen)
+    except Exception as exc:  # noqa: BLE001 - compared below
+        return ("raised", type(exc), getattr(exc, "status_code", None), _plain(getattr(exc, "body", None)),
+                _plain(seen))
+    return ("returned", _plain(result), _plain(seen))
+
+
+def _openai_call(client: Any, mode: str, text: str) -> Callable[[list[Any]], Any]:
+    messages = [{"role": "user", "content": text}]
+
+    def plain(seen: list[Any]) -> Any:
+        return client.chat.completions.create(model=OPENAI_MODEL, messages=messages)
+
+    def stream(seen: list[Any]) -> Any:
+        result = client.chat.completions.create(model=OPENAI_MODEL, messages=messages, stream=True,
+                                                stream_options={"include_usage": True})
+        assert type(result).__name__ in ("Stream", "StreamProxy") and isinstance(result, openai.Stream)
+        for chunk in result:
+            seen.append(chunk)
+        return None
+
+    def helper(seen: list[Any]) -> Any:
+        with client.chat.completions.stream(model=OPENAI_MODEL, messages=messages) as events:
+            for event in events:
+                seen.append(event.type)
+            return events.get_final_completion()
+
+    return {"plain": plain, "stream": stream, "helper": helper}[mode]
+
+
+def _anthropic_call(client: Any, mode: str, text: str) -> Callable[[list[Any]], Any]:
+    messages = [{"role": "user", "content": text}]
+
+    def plain(seen: list[Any]) -> Any:
+        return client.messages.create(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages)
+
+    def stream(seen: list[Any]) -> Any:
+        result = client.messages.create(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages, stream=True)
+        assert isinstance(result, anthropic.Stream)
+        for event in result:
+            seen.append(event)
+        return None
+
+    def helper(seen: list[Any]) -> Any:
+        with client.messages.stream(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages) as events:
+            for text_piece in events.text_stream:
+                seen.append(text_piece)
+            return events.get_final_message()
+
+    return {"plain": plain, "stream": stream, "helper": helper}[mode]
+
+
+# --- the faults --------------------------------------------------------------------------------------------------
+@dataclass
+class Fault:
+    name: str
+    inject: Callable[[pytest.MonkeyPatch, Raiser], None]
+    options: dict[str, Any] = field(default_factory=dict)
+    modes: tuple[str, ...] = ("plain", "stream", "helper")  # where it must fire
+    on_error: bool = True  # fires when the provider call fails as well
+
+
+class RaisingSpanExporter(SpanExporter):
+    def __init__(self, raiser: Raiser) -> None:
+        self._raiser = raiser
+
+    def export(self, spans: Any) -> Any:
+        return self._raiser(spans)
+
+    def shutdown(self) -> None:
+        pass
+
+
+class RaisingMetricExporter(MetricExporter):
+    def __init__(self, raiser: Callable[..., Any]) -> None:
+        super().__init__(preferred_temporality={})
+        self._raiser = raiser
+
+    def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> Any:
+        return self._raiser(metrics_data)
+
+    def force_flush(self, timeout_millis: float = 10_000) -> bool:
+        return True
+
+    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
+        pass
+
+
+class NullMetricExporter(RaisingMetricExporter):
+    def __init__(self) -> None:
+        super().__init__(lambda *a, **k: MetricExportResult.SUCCESS)  # type: ignore[arg-type]
+
+
+class RaisingRedactor:
+    policy = "raising"
+
+    def __init__(self, raiser: Raiser) -> None:
+        self.redact = raiser
+
+
+def _pipeline() -> Any:
+    return iw_client.get_pipeline()
+
+
+FAULTS = [
+    Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "current_tags", r)),
+    Fault("prepare:recorder", lambda mp, r: mp.setattr(LlmCall, "__init__", r)),
+    Fault("prepare:start", lambda mp, r: mp.setattr(LlmCall, "start", r)),
+    Fault("record:usage", lambda mp, r: mp.setattr(LlmCall, "usage", r), modes=("plain", "stream"),
+          on_error=False),
+    Fault("record:response", lambda mp, r: mp.setattr(LlmCall, "response", r), on_error=False),
+    Fault("record:first_token", lambda mp, r: mp.setattr(LlmCall, "first_token", r), modes=("stream", "helper"),
+          on_error=False),
+    Fault("record:end", lambda mp, r: mp.setattr(LlmCall, "end", r)),
+    Fault("record:span_attributes", lambda mp, r: mp.setattr(InferenceMetrics, "span_attributes", r)),
+    Fault("record:stream_proxy", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
+          modes=("stream", "helper"), on_error=False),
+    Fault("redaction", lambda mp, r: mp.setattr(_pipeline(), "_redactor_override", RaisingRedactor(r)),
+          options={"capture": "redacted"}),
+    Fault("export:spans", lambda mp, r: mp.setattr(_pipeline(), "_exporter", RaisingSpanExporter(r))),
+    Fault("export:metrics", lambda mp, r: mp.setattr(_pipeline(), "_metric_exporter", RaisingMetricExporter(r))),
+    Fault("hook:before_send", lambda mp, r: mp.setattr(_pipeline(), "_before_send", r)),
+]
+
+_baselines: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+
+
+def _baseline(provider: str, client: Any, mode: str, text: str) -> tuple[Any, ...]:
+    """What the app sees without the SDK (computed once per case, nothing installed, nothing initialised)."""
+    key = (provider, mode, text)
+    if key not in _baselines:
+        assert iw_client.get_pipeline() is None
+        call = _openai_call if provider == "openai" else _anthropic_call
+        _baselines[key] = _outcome(call(client, mode, text))
+    return _baselines[key]
+
+
+@pytest.fixture
+def clean() -> Iterator[None]:
+    try:
+        yield
+    finally:
+        inferwatch.shutdown()
+        _guard.reset()
+
+
+@pytest.mark.parametrize("mode", ["plain", "stream", "helper"])
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
+def test_app_sees_the_same_with_a_failing_sdk(fault: Fault, provider: str, mode: str, openai_client: Any,
+                                              anthropic_client: Any, monkeypatch: pytest.MonkeyPatch,
+                                              clean: None) -> None:
+    client = openai_client if provider == "openai" else anthropic_client
+    call = _openai_call if provider == "openai" else _anthropic_call
+    for text in TEXTS[mode]:
+        expected = _baseline(provider, client, mode, text)
+        raiser = Raiser()
+        with monkeypatch.context() as mp:
+            inferwatch.init(exporter=InMemorySpanExporter(), schedule_delay_ms=50, sample_rate=1.0,
+                            **{"capture": "off", **fault.options})
+            mp.setattr(_pipeline(), "_metric_exporter", NullMetricExporter())
+            assert (inferwatch.instrument_openai() if provider == "openai" else inferwatch.instrument_anthropic())
+            fault.inject(mp, raiser)
+            got = _outcome(call(client, mode, text))
+            inferwatch.flush(5)
+            inferwatch.shutdown()
+        assert got == expected, (fault.name, text)
+        fires = mode in fault.modes and (text == OK or fault.on_error)
+        if fires:
+            assert raiser.hits > 0, f"{fault.name} never reached for {text!r}"

@@ -1,0 +1,651 @@
+"""The OpenAI integration against the mock LLM server, with the real ``openai`` client.
+
+Every number asserted is computed from the mock's documented rules (examples/mock_llm.py): prompt tokens =
+sum over messages of ``4 + ceil(len(text) / 4)`` (+ the compact JSON of the tools), 24 output tokens of 4
+characters by default, a tool call costs ``tokens(name) + tokens(arguments)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+openai = pytest.importorskip("openai")
+
+from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace import StatusCode  # noqa: E402
+from pydantic import BaseModel  # noqa: E402
+
+import inferwatch  # noqa: E402
+from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
+from inferwatch import _guard  # noqa: E402
+from inferwatch import client as iw_client  # noqa: E402
+from inferwatch import semconv as sc  # noqa: E402
+from tests.e2e.conftest import (  # noqa: E402,F401 - fixtures
+    MOCK_API_KEY,
+    _openai_session_client,
+    mock_llm,
+    mock_llm_server,
+    openai_client,
+)
+
+MODEL = "gpt-4o-mini"
+SNAPSHOT = "gpt-4o-mini-2024-07-18"
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}}
+WEATHER_ARGS = '{"location":"sample-location"}'
+RESP_WEATHER = {"type": "function", "name": "get_weather", "parameters": WEATHER["function"]["parameters"]}
+
+
+def tokens(text: str) -> int:
+    return -(-len(text) // 4)
+
+
+def prompt_tokens(*texts: str) -> int:
+    return sum(4 + tokens(t) for t in texts)
+
+
+def user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": text}]
+
+
+class NullMetricExporter(MetricExporter):
+    """Metrics go nowhere (the default exporter would retry against 127.0.0.1:4318 on every flush)."""
+
+    def __init__(self) -> None:
+        super().__init__(preferred_temporality={})
+
+    def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
+        return MetricExportResult.SUCCESS
+
+    def force_flush(self, timeout_millis: float = 10_000) -> bool:
+        return True
+
+    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
+        pass
+
+
+class Recorded:
+    def __init__(self, exporter: InMemorySpanExporter) -> None:
+        self.exporter = exporter
+
+    def spans(self) -> list[Any]:
+        assert inferwatch.flush(5)
+        return list(self.exporter.get_finished_spans())
+
+    def one(self) -> dict[str, Any]:
+        spans = self.spans()
+        assert len(spans) == 1, [s.name for s in spans]
+        self.exporter.clear()
+        return {"_span": spans[0], **dict(spans[0].attributes)}
+
+
+def start_sdk(**options: Any) -> Recorded:
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, schedule_delay_ms=50, sample_rate=1.0, **{"capture": "off", **options})
+    iw_client.get_pipeline()._metric_exporter = NullMetricExporter()
+    return Recorded(exporter)
+
+
+@pytest.fixture
+def sdk() -> Iterator[Recorded]:
+    """The SDK initialised with an in-memory exporter; shut down (which undoes every patch) after the test."""
+    try:
+        yield start_sdk()
+    finally:
+        inferwatch.shutdown()
+        _guard.reset()
+
+
+@pytest.fixture
+def rec(sdk: Recorded) -> Recorded:
+    """``sdk`` + ``instrument_openai()``."""
+    assert inferwatch.instrument_openai() is True
+    return sdk
+
+
+def async_client(mock: Any) -> Any:
+    return openai.AsyncOpenAI(base_url=mock.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
+
+
+def check_common(a: dict[str, Any], *, streamed: bool) -> None:
+    assert a["_span"].name == f"chat {MODEL}"
+    assert a[sc.GEN_AI_OPERATION_NAME] == "chat"
+    assert a[sc.GEN_AI_PROVIDER_NAME] == "openai"
+    assert a[sc.GEN_AI_REQUEST_MODEL] == MODEL
+    assert a[sc.STREAMED] is streamed
+    if not streamed:
+        assert sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK not in a
+
+
+# --- chat completions ------------------------------------------------------------------------------------------
+def test_chat_create_records_tokens_and_response(rec: Recorded, openai_client: Any) -> None:
+    text = "Say hello"
+    completion = openai_client.chat.completions.create(model=MODEL, messages=user(text))
+    assert type(completion) is openai.types.chat.ChatCompletion  # the app's object, untouched
+    a = rec.one()
+    check_common(a, streamed=False)
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
+    assert a[sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] == 0
+    assert a[sc.RESPONSE_CHARS] == 96 == len(completion.choices[0].message.content)
+    assert a[sc.GEN_AI_RESPONSE_FINISH_REASONS] == ("stop",)
+    assert a[sc.GEN_AI_RESPONSE_MODEL] == SNAPSHOT
+    assert a[sc.GEN_AI_RESPONSE_ID] == completion.id
+    assert a[sc.USAGE_MISSING] is False and a[sc.EMPTY_RESPONSE] is False and a[sc.TRUNCATED] is False
+    assert a[sc.REFUSAL] is False and a[sc.TOOL_CALLS] == 0 and a[sc.TOOL_CALL_FAILURES] == 0
+    assert a["_span"].status.status_code is not StatusCode.ERROR
+
+
+def test_chat_stream_with_usage_marks_ttft(rec: Recorded, openai_client: Any, mock_llm: Any) -> None:
+    text = "Stream please [slow-first-token:200]"
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user(text), stream=True,
+                                                   stream_options={"include_usage": True})
+    assert isinstance(stream, openai.Stream)
+    chunks = list(stream)
+    received = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert chunks[-1].usage is not None and chunks[-1].choices == []
+    a = rec.one()
+    check_common(a, streamed=True)
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
+    assert a[sc.RESPONSE_CHARS] == len(received) == 96
+    assert a[sc.GEN_AI_RESPONSE_FINISH_REASONS] == ("stop",)
+    assert a[sc.GEN_AI_RESPONSE_MODEL] == SNAPSHOT
+    assert a[sc.USAGE_MISSING] is False
+    assert a[sc.DECODE_TOKENS_PER_SECOND] > 0
+
+
+def test_stream_without_include_usage_is_usage_missing_and_request_untouched(
+        rec: Recorded, openai_client: Any, mock_llm: Any) -> None:
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("no usage asked"), stream=True)
+    assert len(list(stream)) == 24 + 2  # role chunk, 24 tokens, finish chunk: no usage chunk was added
+    assert "stream_options" not in mock_llm.requests[-1].body  # include_usage is never injected
+    a = rec.one()
+    assert a[sc.USAGE_MISSING] is True
+    assert sc.GEN_AI_USAGE_INPUT_TOKENS not in a and sc.GEN_AI_USAGE_OUTPUT_TOKENS not in a
+    assert a[sc.RESPONSE_CHARS] == 96
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_no_usage_reported_is_usage_missing(rec: Recorded, openai_client: Any, stream: bool) -> None:
+    kwargs: dict[str, Any] = {"stream": True, "stream_options": {"include_usage": True}} if stream else {}
+    result = openai_client.chat.completions.create(model=MODEL, messages=user("x [no-usage]"), **kwargs)
+    if stream:
+        list(result)
+    a = rec.one()
+    assert a[sc.USAGE_MISSING] is True
+    assert a[sc.RESPONSE_CHARS] == 96
+
+
+def test_cache_and_reasoning_tokens(rec: Recorded, openai_client: Any) -> None:
+    text = "Think about it [cache:8]"
+    openai_client.chat.completions.create(model="o3-mini", messages=user(text))
+    a = rec.one()
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)  # cached tokens are inside prompt tokens
+    assert a[sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] == 8
+    assert a[sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] == 64  # medium effort
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24 + 64  # reasoning inside output
+
+
+def test_async_chat_create_and_stream(rec: Recorded, mock_llm: Any) -> None:
+    async def run() -> tuple[Any, str]:
+        async with async_client(mock_llm) as aclient:
+            completion = await aclient.chat.completions.create(model=MODEL, messages=user("async one"))
+            stream = await aclient.chat.completions.create(
+                model=MODEL, messages=user("async two [slow-first-token:200]"), stream=True,
+                stream_options={"include_usage": True})
+            assert isinstance(stream, openai.AsyncStream)
+            text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+            return completion, text
+
+    completion, text = asyncio.run(run())
+    spans = sorted(rec.spans(), key=lambda s: s.start_time)
+    assert len(spans) == 2
+    plain, streamed = dict(spans[0].attributes), dict(spans[1].attributes)
+    assert plain[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens("async one")
+    assert plain[sc.RESPONSE_CHARS] == len(completion.choices[0].message.content) == 96
+    assert sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK not in plain
+    assert streamed[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens("async two [slow-first-token:200]")
+    assert streamed[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
+    assert streamed[sc.RESPONSE_CHARS] == len(text) == 96
+    assert streamed[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
+
+
+def test_chat_stream_helper_works_and_records_once(rec: Recorded, openai_client: Any, mock_llm: Any) -> None:
+    text = "helper [slow-first-token:200]"
+    with openai_client.chat.completions.stream(model=MODEL, messages=user(text),
+                                               stream_options={"include_usage": True}) as stream:
+        deltas = [e.delta for e in stream if e.type == "content.delta"]
+        final = stream.get_final_completion()
+    assert "".join(deltas) == final.choices[0].message.content
+    assert len(mock_llm.requests) == 1
+    a = rec.one()
+    check_common(a, streamed=True)
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == final.usage.completion_tokens == 24
+    assert a[sc.RESPONSE_CHARS] == 96
+
+
+def test_async_chat_stream_helper(rec: Recorded, mock_llm: Any) -> None:
+    async def run() -> Any:
+        async with async_client(mock_llm) as aclient:
+            async with aclient.chat.completions.stream(model=MODEL, messages=user("async helper")) as stream:
+                async for _ in stream:
+                    pass
+                return await stream.get_final_completion()
+
+    final = asyncio.run(run())
+    a = rec.one()
+    assert a[sc.STREAMED] is True and a[sc.USAGE_MISSING] is True  # no include_usage asked
+    assert a[sc.RESPONSE_CHARS] == len(final.choices[0].message.content) == 96
+
+
+class Weather(BaseModel):
+    city: str
+    degrees: int
+
+
+def test_chat_parse(rec: Recorded, openai_client: Any) -> None:
+    text = "Weather as JSON"
+    completion = openai_client.chat.completions.parse(model=MODEL, messages=user(text), response_format=Weather)
+    parsed = completion.choices[0].message.parsed
+    assert parsed == Weather(city="sample-city", degrees=42)
+    content = completion.choices[0].message.content
+    a = rec.one()
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == tokens(content)
+    assert a[sc.RESPONSE_CHARS] == len(content)
+
+
+# --- Responses API ---------------------------------------------------------------------------------------------
+def test_responses_create(rec: Recorded, openai_client: Any) -> None:
+    response = openai_client.responses.create(model=MODEL, input="Answer briefly", instructions="Be terse")
+    a = rec.one()
+    check_common(a, streamed=False)
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens("Answer briefly", "Be terse")
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
+    assert a[sc.RESPONSE_CHARS] == len(response.output_text) == 96
+    assert a[sc.GEN_AI_RESPONSE_FINISH_REASONS] == ("stop",)
+    assert a[sc.GEN_AI_RESPONSE_ID] == response.id
+    assert a[sc.GEN_AI_RESPONSE_MODEL] == SNAPSHOT
+
+
+def test_responses_stream(rec: Recorded, openai_client: Any) -> None:
+    text = "stream it [slow-first-token:200]"
+    stream = openai_client.responses.create(model=MODEL, input=text, stream=True)
+    events = list(stream)
+    assert events[-1].type == "response.completed"
+    a = rec.one()
+    check_common(a, streamed=True)
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
+    assert a[sc.RESPONSE_CHARS] == 96
+    assert a[sc.USAGE_MISSING] is False
+
+
+def test_responses_stream_helper_records_once(rec: Recorded, openai_client: Any, mock_llm: Any) -> None:
+    with openai_client.responses.stream(model=MODEL, input="helper") as stream:
+        deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    assert "".join(deltas) == final.output_text
+    assert len(mock_llm.requests) == 1
+    a = rec.one()
+    assert a[sc.STREAMED] is True
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == final.usage.input_tokens == prompt_tokens("helper")
+    assert a[sc.RESPONSE_CHARS] == 96
+
+
+def test_responses_no_usage_stream(rec: Recorded, openai_client: Any) -> None:
+    list(openai_client.responses.create(model=MODEL, input="x [no-usage]", stream=True))
+    assert rec.one()[sc.USAGE_MISSING] is True
+
+
+def test_async_responses_create_and_stream(rec: Recorded, mock_llm: Any) -> None:
+    async def run() -> None:
+        async with async_client(mock_llm) as aclient:
+            await aclient.responses.create(model=MODEL, input="one")
+            stream = await aclient.responses.create(model=MODEL, input="two", stream=True)
+            async for _ in stream:
+                pass
+            async with aclient.responses.stream(model=MODEL, input="three") as helper:
+                await helper.get_final_response()
+
+    asyncio.run(run())
+    spans = sorted(rec.spans(), key=lambda s: s.start_time)
+    assert [s.attributes[sc.STREAMED] for s in spans] == [False, True, True]
+    assert [s.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] for s in spans] == [
+        prompt_tokens("one"), prompt_tokens("two"), prompt_tokens("three")]
+
+
+# --- flags -----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize(("marker", "finish", "flags", "chars", "output"), [
+    ("[truncate]", "length", {sc.TRUNCATED: True}, 48, 12),
+    ("[refuse]", "stop", {sc.REFUSAL: True, sc.EMPTY_RESPONSE: False}, len(REFUSAL_TEXT), tokens(REFUSAL_TEXT)),
+    ("[content-filter]", "content_filter", {sc.REFUSAL: True}, 48, 12),
+    ("[empty]", "stop", {sc.EMPTY_RESPONSE: True, sc.REFUSAL: False}, 0, 0),
+])
+def test_chat_finish_flags(rec: Recorded, openai_client: Any, stream: bool, marker: str, finish: str,
+                           flags: dict[str, bool], chars: int, output: int) -> None:
+    kwargs: dict[str, Any] = {"stream": True, "stream_options": {"include_usage": True}} if stream else {}
+    result = openai_client.chat.completions.create(model=MODEL, messages=user(f"go {marker}"), **kwargs)
+    if stream:
+        list(result)
+    a = rec.one()
+    assert a[sc.GEN_AI_RESPONSE_FINISH_REASONS] == (finish,)
+    for flag, value in flags.items():
+        assert a[flag] is value, flag
+    assert a[sc.RESPONSE_CHARS] == chars
+    assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == output
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_responses_truncated_and_refusal(rec: Recorded, openai_client: Any, stream: bool) -> None:
+    for marker in ("[truncate]", "[refuse]"):
+        result = openai_client.responses.create(model=MODEL, input=f"go {marker}", stream=stream)
+        if stream:
+            list(result)
+    truncated, refused = sorted(rec.spans(), key=lambda s: s.start_time)
+    assert truncated.attributes[sc.GEN_AI_RESPONSE_FINISH_REASONS] == ("max_output_tokens",)
+    assert truncated.attributes[sc.TRUNCATED] is True
+    assert refused.attributes[sc.REFUSAL] is True
+    assert refused.attributes[sc.RESPONSE_CHARS] == len(REFUSAL_TEXT)
+
+
+# --- tool calls ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@pytest.mark.parametrize(("marker", "calls", "failures"), [
+    ("[tool]", 1, 0), ("[tools:2]", 2, 0), ("[tool:bad-json]", 1, 1), ("[tool:unknown]", 1, 1),
+])
+def test_chat_tool_calls_and_failures(rec: Recorded, openai_client: Any, stream: bool, marker: str, calls: int,
+                                      failures: int) -> None:
+    messages = user(f"Weather? {marker}")
+    kwargs: dict[str, Any] = {"stream": True, "stream_options": {"include_usage": True}} if stream else {}
+    result = openai_client.chat.completions.create(model=MODEL, messages=messages, tools=[WEATHER], **kwargs)
+    if stream:
+        list(result)
+    a = rec.one()
+    assert a[sc.TOOL_CALLS] == calls
+    assert a[sc.TOOL_CALL_FAILURES] == failures
+    assert a[sc.GEN_AI_RESPONSE_FINISH_REASONS] == ("tool_calls",)
+    assert a[sc.EMPTY_RESPONSE] is False
+    assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == estimate_prompt_tokens(messages, tools=[WEATHER])
+    if marker == "[tool]":
+        assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == tokens("get_weather") + tokens(WEATHER_ARGS)
+
+
+def _tool_conversation(result: str, *, later: bool = False) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+            "name": "get_weather", "arguments": '{"location":"Paris"}'}}]},
+        {"role": "tool", "tool_call_id": "call_1", "content": result},
+    ]
+    if later:  # the conversation went on: the error is history now
+        messages += [{"role": "assistant", "content": "Sorry, the weather service failed."},
+                     {"role": "user", "content": "Try again tomorrow then."}]
+    return messages
+
+
+@pytest.mark.parametrize(("result", "later", "failures"), [
+    ('{"error": "upstream timeout"}', False, 1),
+    ('{"error": null, "temperature": 21}', False, 0),
+    ("21 degrees and sunny", False, 0),
+    ('{"error": "upstream timeout"}', True, 0),
+])
+def test_tool_errors_reported_back(rec: Recorded, openai_client: Any, result: str, later: bool,
+                                   failures: int) -> None:
+    openai_client.chat.completions.create(model=MODEL, messages=_tool_conversation(result, later=later),
+                                          tools=[WEATHER])
+    a = rec.one()
+    assert a[sc.TOOL_CALL_FAILURES] == failures
+    assert a[sc.TOOL_CALLS] == (1 if later else 0)  # after a tool result the model answers with text
+
+
+def test_responses_tool_calls_and_reported_errors(rec: Recorded, openai_client: Any) -> None:
+    openai_client.responses.create(model=MODEL, input="Weather? [tool]", tools=[RESP_WEATHER])
+    ok = rec.one()
+    assert ok[sc.TOOL_CALLS] == 1 and ok[sc.TOOL_CALL_FAILURES] == 0
+    assert ok[sc.GEN_AI_RESPONSE_FINISH_REASONS] == ("tool_calls",)
+    list(openai_client.responses.create(model=MODEL, input="Weather? [tool:bad-json]", tools=[RESP_WEATHER],
+                                        stream=True))
+    bad = rec.one()
+    assert bad[sc.TOOL_CALLS] == 1 and bad[sc.TOOL_CALL_FAILURES] == 1
+    openai_client.responses.create(model=MODEL, tools=[RESP_WEATHER], input=[
+        {"role": "user", "content": "Weather?"},
+        {"type": "function_call", "call_id": "c1", "name": "get_weather", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps({"error": "no such city"})},
+    ])
+    reported = rec.one()
+    assert reported[sc.TOOL_CALL_FAILURES] == 1 and reported[sc.TOOL_CALLS] == 0
+
+
+# --- errors ----------------------------------------------------------------------------------------------------
+class Spy:
+    """Sits under our wrapper (installed on the class before it) and keeps what the real method raised."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.raised: list[BaseException] = []
+
+    def __call__(self, resource: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return self.real(resource, *args, **kwargs)
+        except BaseException as exc:
+            self.raised.append(exc)
+            raise
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_provider_error_propagates_unchanged(sdk: Recorded, openai_client: Any, monkeypatch: pytest.MonkeyPatch,
+                                             stream: bool) -> None:
+    completions = openai.resources.chat.completions.Completions
+    spy = Spy(completions.create)
+    monkeypatch.setattr(completions, "create", lambda self, *a, **k: spy(self, *a, **k))
+    inferwatch.instrument_openai()
+    with pytest.raises(openai.RateLimitError) as info:
+        openai_client.chat.completions.create(model=MODEL, messages=user("x [error:429]"), stream=stream)
+    assert spy.raised == [info.value] and info.value is spy.raised[0]  # the very same object
+    assert info.value.status_code == 429
+    a = sdk.one()
+    assert a[sc.ERROR_TYPE] == "RateLimitError"
+    assert a["_span"].status.status_code is StatusCode.ERROR
+    assert a[sc.USAGE_MISSING] is False  # an error is not an unpriced success
+
+
+def test_error_mid_stream_is_recorded_and_reraised(rec: Recorded, openai_client: Any) -> None:
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("x [stream-error]"), stream=True)
+    seen: list[Any] = []
+    with pytest.raises(openai.APIError) as info:
+        for chunk in stream:
+            seen.append(chunk)
+    assert type(info.value) is openai.APIError
+    a = rec.one()
+    assert a[sc.ERROR_TYPE] == "APIError"
+    assert a[sc.RESPONSE_CHARS] == 3 * 4  # what arrived before the error
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+
+
+# --- the stream proxy ------------------------------------------------------------------------------------------
+def test_stream_proxy_is_transparent_and_close_ends_the_call(rec: Recorded, openai_client: Any) -> None:
+    with openai_client.chat.completions.create(model=MODEL, messages=user("close early"), stream=True) as stream:
+        assert isinstance(stream, openai.Stream)
+        assert stream.response.status_code == 200
+        first, second = next(stream), next(stream)
+        assert first.choices[0].delta.role == "assistant" and second.choices[0].delta.content
+    a = rec.one()
+    assert a[sc.RESPONSE_CHARS] == len(second.choices[0].delta.content) == 4
+    assert sc.ERROR_TYPE not in a and a[sc.USAGE_MISSING] is True
+    stream.close()  # closing again: nothing more is recorded
+    assert rec.spans() == []
+
+
+def test_abandoned_stream_is_recorded_when_collected(rec: Recorded, openai_client: Any) -> None:
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("abandon"), stream=True)
+    next(stream)
+    next(stream)
+    del stream
+    gc.collect()
+    a = rec.one()
+    assert a[sc.STREAMED] is True and a[sc.RESPONSE_CHARS] == 4
+
+
+# --- attribution and capture -----------------------------------------------------------------------------------
+def test_tags_experiment_and_hashed_user(rec: Recorded, openai_client: Any) -> None:
+    with inferwatch.tags(feature="search", user_id="user-42", prompt_template="answer", template_version="3"), \
+            inferwatch.experiment("prompt-v3", {"B": 1.0}) as variant:
+        stream = openai_client.chat.completions.create(model=MODEL, messages=user("tagged"), stream=True)
+    list(stream)  # consumed outside the block: the tags were taken when the call started
+    a = rec.one()
+    assert variant == "B"
+    assert a[sc.FEATURE] == "search" and a[sc.EXPERIMENT] == "prompt-v3" and a[sc.VARIANT] == "B"
+    assert a[sc.PROMPT_TEMPLATE] == "answer" and a[sc.PROMPT_VERSION] == "3"
+    assert a[sc.USER_HASH] == inferwatch.hash_user_id("user-42")
+    assert not any(v == "user-42" for v in a.values())
+
+
+def test_content_captured_only_when_on(openai_client: Any) -> None:
+    try:
+        recorded = start_sdk(capture="full")
+        inferwatch.instrument_openai()
+        completion = openai_client.chat.completions.create(model=MODEL, messages=user("capture me"))
+        a = recorded.one()
+        assert "capture me" in a[sc.GEN_AI_INPUT_MESSAGES]
+        assert a[sc.GEN_AI_OUTPUT_MESSAGES] == completion.choices[0].message.content
+    finally:
+        inferwatch.shutdown()
+    try:
+        recorded = start_sdk()  # capture off (the default)
+        inferwatch.instrument_openai()
+        openai_client.chat.completions.create(model=MODEL, messages=user("do not capture me"))
+        a = recorded.one()
+        assert sc.GEN_AI_INPUT_MESSAGES not in a and sc.GEN_AI_OUTPUT_MESSAGES not in a
+    finally:
+        inferwatch.shutdown()
+
+
+# --- install / uninstall ---------------------------------------------------------------------------------------
+def _originals() -> dict[tuple[type, str], Any]:
+    chat = openai.resources.chat.completions
+    responses = openai.resources.responses
+    return {(cls, m): cls.__dict__[m] for cls, m in [
+        (chat.Completions, "create"), (chat.Completions, "parse"), (chat.AsyncCompletions, "create"),
+        (chat.AsyncCompletions, "parse"), (responses.Responses, "create"), (responses.AsyncResponses, "create")]}
+
+
+def test_uninstrument_restores_the_original_functions(sdk: Recorded) -> None:
+    before = _originals()
+    assert inferwatch.instrument_openai() is True
+    assert all(cls.__dict__[m] is not fn for (cls, m), fn in before.items())
+    assert inferwatch.uninstrument_openai() is True
+    assert all(cls.__dict__[m] is fn for (cls, m), fn in before.items())
+    assert inferwatch.uninstrument_openai() is False
+    inferwatch.instrument_openai()
+    inferwatch.shutdown()  # shutdown undoes it too
+    assert all(cls.__dict__[m] is fn for (cls, m), fn in before.items())
+
+
+def test_double_instrument_is_a_noop(rec: Recorded, openai_client: Any) -> None:
+    patched = _originals()
+    assert inferwatch.instrument_openai() is False
+    assert _originals() == patched
+    openai_client.chat.completions.create(model=MODEL, messages=user("once"))
+    rec.one()
+
+
+def test_nothing_recorded_before_init(openai_client: Any) -> None:
+    before = _originals()
+    try:
+        assert inferwatch.instrument_openai() is True  # allowed before init: inert
+        completion = openai_client.chat.completions.create(model=MODEL, messages=user("before init"))
+        stream = openai_client.chat.completions.create(model=MODEL, messages=user("before init"), stream=True)
+        assert type(stream) is openai.Stream  # no proxy either
+        list(stream)
+        assert completion.choices[0].message.content
+        recorded = start_sdk()
+        openai_client.chat.completions.create(model=MODEL, messages=user("after init"))
+        assert recorded.one()[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens("after init")
+    finally:
+        inferwatch.shutdown()
+    assert _originals() == before
+
+
+def test_wrap_openai_instruments_that_client_only(sdk: Recorded, openai_client: Any, mock_llm: Any) -> None:
+    other = openai_client.with_options(timeout=30)
+    assert inferwatch.wrap_openai(openai_client) is openai_client
+    assert inferwatch.wrap_openai(openai_client) is openai_client  # idempotent
+    other.chat.completions.create(model=MODEL, messages=user("not wrapped"))
+    assert sdk.spans() == []
+    openai_client.chat.completions.create(model=MODEL, messages=user("wrapped"))
+    list(openai_client.chat.completions.create(model=MODEL, messages=user("wrapped"), stream=True))
+    openai_client.responses.create(model=MODEL, input="wrapped")
+    with openai_client.chat.completions.stream(model=MODEL, messages=user("wrapped")) as stream:
+        stream.until_done()
+    assert len(sdk.spans()) == 4
+    sdk.exporter.clear()
+    inferwatch.instrument_openai()  # both at once: still one span per call
+    openai_client.chat.completions.create(model=MODEL, messages=user("both"))
+    sdk.one()
+    assert inferwatch.uninstrument_openai() is True
+    assert "create" not in vars(openai_client.chat.completions)  # the instance attribute is gone
+
+
+def test_wrap_async_client(sdk: Recorded, mock_llm: Any) -> None:
+    async def run() -> None:
+        async with async_client(mock_llm) as aclient:
+            inferwatch.wrap_openai(aclient)
+            await aclient.chat.completions.create(model=MODEL, messages=user("async wrapped"))
+            async for _ in await aclient.chat.completions.create(model=MODEL, messages=user("s"), stream=True):
+                pass
+
+    asyncio.run(run())
+    assert sorted(s.attributes[sc.STREAMED] for s in sdk.spans()) == [False, True]
+
+
+def test_raw_response_calls_pass_through(rec: Recorded, openai_client: Any) -> None:
+    raw = openai_client.chat.completions.with_raw_response.create(model=MODEL, messages=user("raw"))
+    assert raw.parse().choices[0].message.content
+    assert rec.spans() == []
+
+
+def test_wrap_leaves_the_apps_own_instance_attributes_alone(sdk: Recorded, openai_client: Any) -> None:
+    client = openai_client.with_options(timeout=30)
+
+    def fake_create(**kwargs: Any) -> str:
+        return "app's own double"
+
+    client.chat.completions.create = fake_create
+    inferwatch.wrap_openai(client)
+    assert client.chat.completions.create is fake_create
+    assert client.chat.completions.create(model=MODEL, messages=user("x")) == "app's own double"
+    client.responses.create(model=MODEL, input="the rest is wrapped")
+    assert len(sdk.spans()) == 1
+
+
+def test_uninstrument_with_another_patch_on_top_switches_ours_off(sdk: Recorded, openai_client: Any) -> None:
+    completions = openai.resources.chat.completions.Completions
+    real = completions.__dict__["create"]
+    try:
+        inferwatch.instrument_openai()
+        ours = completions.__dict__["create"]
+
+        def theirs(self: Any, *args: Any, **kwargs: Any) -> Any:  # e.g. another vendor's SDK
+            return ours(self, *args, **kwargs)
+
+        completions.create = theirs
+        assert inferwatch.uninstrument_openai() is True
+        assert completions.__dict__["create"] is theirs  # their patch is kept ...
+        openai_client.chat.completions.create(model=MODEL, messages=user("after uninstrument"))
+        assert sdk.spans() == []  # ... and ours only calls through
+    finally:
+        completions.create = real
