@@ -65,7 +65,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             if run_migrations:
                 migrate(active, target_for(settings, active), progress=lambda msg: log.info("%s", msg))
             pool = IngestPool(settings.ingest_workers, max_bytes=settings.max_body_bytes,
-                              content_capture=settings.content_capture)
+                              content_capture=settings.content_capture, retention_days=settings.retention_days)
             pool.start()
             writer = build_writer(active, settings)
             writer.start()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from .native import EncodedRows, encode_rows
 from .normalize import normalize
-from .otlp_decode import decode_traces
+from .otlp_decode import decode_traces_fast
 
 
 @dataclass(frozen=True)
@@ -30,10 +30,13 @@ class IngestResult:
 
 
 def process_request(body: bytes, content_type: str, content_encoding: str | None, project_id: str, *,
-                    max_bytes: int, content_capture: str) -> IngestResult:
-    """Decode, normalise and encode one request. Raises ``OtlpDecodeError`` for a body that cannot be read."""
-    message = decode_traces(body, content_type, content_encoding, max_bytes)
-    batch = normalize(message, project_id, content_capture=content_capture)
+                    max_bytes: int, content_capture: str, retention_days: int) -> IngestResult:
+    """Decode, normalise and encode one request. Raises ``OtlpDecodeError`` for a body that cannot be read.
+
+    Spans older than the retention window are rejected (ClickHouse's TTL would silently drop them on insert).
+    """
+    message = decode_traces_fast(body, content_type, content_encoding, max_bytes)
+    batch = normalize(message, project_id, content_capture=content_capture, retention_days=retention_days)
     tables = {}
     for table, rows in (("llm_calls", batch.llm_calls), ("spans", batch.spans), ("prompt_logs", batch.prompt_logs)):
         if rows:

@@ -65,9 +65,10 @@ class ByteBudget:
 class IngestPool:
     """Runs :func:`process_request` off the event loop and, with ``workers > 0``, off this process."""
 
-    def __init__(self, workers: int, *, max_bytes: int, content_capture: str) -> None:
+    def __init__(self, workers: int, *, max_bytes: int, content_capture: str, retention_days: int = 90) -> None:
         self.workers = workers
-        self._options = {"max_bytes": max_bytes, "content_capture": content_capture}
+        self._options = {"max_bytes": max_bytes, "content_capture": content_capture,
+                         "retention_days": retention_days}
         self._lock = threading.Lock()
         self._executor = self._new_executor()
 

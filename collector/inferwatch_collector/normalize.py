@@ -1,8 +1,12 @@
 """OTLP spans → typed rows: one :class:`LlmCallRow` per LLM call, one :class:`SpanRow` per other span.
 
-Pure (no I/O): the route decodes a request (:mod:`.otlp_decode`), calls :func:`normalize`, prices the LLM rows and
-hands everything to the writer. Every span gives exactly one row, or is rejected alone (counted in ``rejected``,
-described in ``errors``); a bad span never raises.
+Pure (no I/O): ingest decodes a request (:func:`.otlp_decode.decode_traces_fast`), calls :func:`normalize`, and
+hands the rows on. Every span gives exactly one row, or is rejected alone (counted in ``rejected``, described in
+``errors``); a bad span never raises.
+
+Input: a :data:`.otlp_decode.FastTraceRequest` (the fast path: attributes arrive as encoded ``KeyValue`` bytes) or
+a standard ``ExportTraceServiceRequest`` (read through upb's wrappers; slower, same rows). Attribute names of every
+convention, and the classification of keys, live in :mod:`.conventions`.
 
 Accepted conventions (DESIGN §9) and how a span is recognised as an LLM call, first rule that applies:
 
@@ -55,8 +59,10 @@ Derived columns:
   max_output_tokens. ``refusal``: ``inferwatch.refusal`` or reason content_filter / refusal / safety.
   ``empty_response``: ``inferwatch.empty_response`` if set, else output_tokens == 0 on a successful call with
   trusted usage (not for embeddings).
-* ``usage_missing``: our SDK says so, or the span reports neither input nor output tokens, or a count was out of
-  range. Such a row must never be priced as zero silently.
+* ``usage_missing``: set only when a call that should have reported usage did not: our SDK says so, a count was
+  out of range, or a *successful* call reports neither input nor output tokens. A failed call (status error, e.g.
+  rate limited) with no token counts is not ``usage_missing``: there was no usage to report. A flagged row must
+  never be priced as zero silently.
 * ``provider``: ``gen_ai.provider.name``, deprecated ``gen_ai.system``, OpenInference ``llm.provider`` /
   ``llm.system``, lower-cased and mapped to the current provider names (``az.ai.inference`` →
   ``azure.ai.inference``, Vercel's ``openai.chat`` → ``openai``, ...). Langfuse spans carry none: ''.
@@ -67,15 +73,20 @@ A non-LLM span's ``status_message`` goes through the redactor (error texts quote
 ``execute_tool``, RETRIEVER → ``retrieval``, AGENT → ``invoke_agent``, workflow → ``invoke_workflow``).
 
 Validation (per span): trace_id must be 16 non-zero bytes, span_id 8 non-zero bytes, parent_span_id empty or 8
-bytes, start time set and end >= start → otherwise the span is rejected. A token count that is negative or above
+bytes, start time set and end >= start, and the start time inside the window the tables keep: not older than
+``retention_days`` (ClickHouse's TTL would drop the row right after the insert) and not more than
+:data:`MAX_FUTURE_SECONDS` ahead of ``now_ns`` (it would pollute future buckets) → otherwise the span is rejected,
+with a message naming it and the reason. A span whose attributes are not valid ``KeyValue`` bytes (fast input
+only: bad protobuf or UTF-8) is rejected alone too. A token count that is negative or above
 :data:`MAX_TOKENS_PER_CALL` is *not* a rejection: the call's latency, status and flags are still real, so the
 row is kept, that count is treated as absent, ``usage_missing`` is set (pricing must never price it as zero
 silently) and a message goes to ``errors``.
 
-Content: prompt/completion text under any convention (see ``_CONTENT_SOURCES``) never goes into ``attributes``.
-With ``content_capture="redacted"`` it is redacted and stored as one :class:`PromptLogRow` per span (any kind);
-with ``"off"`` it is dropped. Where a span carries the same content twice (OpenInference's ``input.value`` and
-``llm.input_messages.*``), the highest-priority source is kept; system instructions are prepended to the prompt.
+Content: prompt/completion text under any convention (see ``conventions.CONTENT_SOURCES``) never goes into
+``attributes``. With ``content_capture="redacted"`` it is redacted and stored as one :class:`PromptLogRow` per span
+(any kind); with ``"off"`` it is dropped. Where a span carries the same content twice (OpenInference's
+``input.value`` and ``llm.input_messages.*``), the highest-priority source is kept; system instructions are
+prepended to the prompt.
 
 Attributes: span attributes, then resource attributes, then ``otel.scope.name``/``version``; values stringified
 (arrays and key-value lists as compact JSON, bytes as hex), at most :data:`MAX_ATTRIBUTES` keys (span keys win;
@@ -83,15 +94,23 @@ the number dropped is recorded under :data:`DROPPED_ATTRIBUTES_KEY`) and :data:`
 per value. Keys that look like credentials (authorization, api_key/api-key, password, secret, cookie, credential,
 headers, a last component ending in ``token`` such as ``access_token``/``accessToken`` — but not the ``*_tokens``
 counters or ``time_to_first_token``) are dropped. Keys mapped to typed columns are not repeated in ``attributes``.
+A key sent twice in one span: the last value wins (as protobuf does for a map) and the key keeps its first
+position; both input types behave the same.
 
-Speed (≥ 20k spans/s is the budget): each attribute is read once with a ``WhichOneof`` walk into one dict per
-span; key classification (content/secret/column/plain) is memoised per distinct key, so the hot path does dict
-lookups only, no regex and no JSON unless a value is structured or content is present.
+Speed (≥ 20k spans/s end to end on 2 cores is the budget; ``bench/normalize.py`` measures this module): on fast
+input each attribute is one ``bytes`` object, looked up in a bounded memo (``_KV_CACHE``) of ``encoded KeyValue →
+(key, value, attribute text, content code)``: most attributes repeat across spans (models, providers, flags,
+features, small counts), so the usual attribute costs one dict lookup; a miss decodes the bytes
+(:func:`.otlp_decode.decode_key_value`) and classifies the key (memoised per distinct key). No regex, and no JSON
+unless a value is structured or content is present. The per-call code (``_llm_row``, ``_usage``) reads the usual
+spelling of each column inline and makes Python calls only for the unusual ones: on CPython a call costs about as
+much as the dict lookups it would save.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable
@@ -100,6 +119,19 @@ import orjson
 from inferwatch import semconv as sc
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from .conventions import (  # names and key classes of every convention: see conventions.py
+    ANY_MODEL_KEYS, CACHE_READ_KEYS, CACHE_WRITE_KEYS, COMPLETION, CONTENT, CONTENT_EVENTS, CONTENT_SOURCES,
+    EXCEPTION_TYPE, FINISH_REASON_KEYS, GEN_AI_USAGE_TOTAL_TOKENS, INFERENCE_OPERATIONS, INPUT_KEYS, KEY_CLASS,
+    LF_COMPLETION_START_TIME, LF_LEVEL, LF_LLM_TYPES, LF_MODEL_PARAMETERS, LF_SPAN_OPERATION, LF_TYPE,
+    LF_USAGE_DETAILS, LLM_FIELD, MS_TO_FIRST_CHUNK_KEYS, OI_INVOCATION_PARAMETERS, OI_LLM_KINDS, OI_SPAN_KIND,
+    OI_SPAN_OPERATION, OPENINFERENCE_FIRST_TOKEN_EVENT, OPERATION, OUTPUT_KEYS, PLAIN, PROMPT,
+    PROMPT_TEMPLATE_KEYS, PROMPT_VERSION_KEYS, PROVIDER_KEYS, REASONING_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS,
+    REQUEST_TYPE_OPERATION, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS, SERVICE_NAME, STREAM_KEYS,
+    SYSTEM_INSTRUCTIONS_CODE, TOTAL_KEYS, TRACELOOP_CACHE_CREATION_INPUT_TOKENS, TRACELOOP_CACHE_READ_INPUT_TOKENS,
+    TRACELOOP_REQUEST_TYPE, TRACELOOP_SPAN_KIND, TRACELOOP_SPAN_OPERATION, TRUNCATION_REASONS, TTFT_SECONDS_KEYS,
+    VERCEL_FIRST_CHUNK_EVENT, VERCEL_OPERATION_ID, canonical_provider, classify_key,
+)  # fmt: skip
+from .otlp_decode import FastTraceRequest, MalformedPayload, any_value_to_python, decode_key_value
 from .redaction import DEFAULT_REDACTOR, Redactor
 from .rows import LlmCallRow, PromptLogRow, SpanRow
 
@@ -110,6 +142,8 @@ __all__ = [
     "MAX_ATTRIBUTE_CHARS",
     "MAX_CONTENT_CHARS",
     "MAX_TOKENS_PER_CALL",
+    "MAX_FUTURE_SECONDS",
+    "DEFAULT_RETENTION_DAYS",
     "DROPPED_ATTRIBUTES_KEY",
 ]
 
@@ -121,308 +155,13 @@ _REDACTION_MARGIN = 4096  # extra characters redacted before the cut, so a secre
 MAX_TOKENS_PER_CALL = 10_000_000  # a token count above this (or negative) is treated as absent
 MAX_ERRORS = 100  # messages kept in NormalizedBatch.errors; the rest are summarised in one line
 DROPPED_ATTRIBUTES_KEY = "inferwatch.collector.dropped_attributes"
+DEFAULT_RETENTION_DAYS = 90  # normalize(retention_days=...): pass the tables' retention (Settings.retention_days)
+MAX_FUTURE_SECONDS = 3600  # a span starting further ahead of now than this is rejected (clock skew allowance)
 
-# --- attribute names of other conventions (ours and the current OTel GenAI names come from inferwatch.semconv) ---
-# OTel GenAI, names that inferwatch.semconv does not carry
-GEN_AI_USAGE_TOTAL_TOKENS = "gen_ai.usage.total_tokens"  # emitted by OpenLIT, Sentry, some others
-GEN_AI_TOOL_DEFINITIONS = "gen_ai.tool.definitions"
-GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
-GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
-# TTFT spellings (landscape.md §4)
-GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN = "gen_ai.response.time_to_first_token"  # s, Sentry
-GEN_AI_SERVER_TIME_TO_FIRST_TOKEN = "gen_ai.server.time_to_first_token"  # s, OpenLIT span attribute
-VERCEL_MS_TO_FIRST_CHUNK = "ai.response.msToFirstChunk"  # ms
-VERCEL_STREAM_MS_TO_FIRST_CHUNK = "ai.stream.msToFirstChunk"  # ms, older Vercel AI SDK
-OPENINFERENCE_FIRST_TOKEN_EVENT = "First Token Stream Event"
-VERCEL_FIRST_CHUNK_EVENT = "ai.stream.firstChunk"
-# Sentry
-SENTRY_STREAMING = "gen_ai.response.streaming"
-SENTRY_CACHED_INPUT_TOKENS = "gen_ai.usage.input_tokens.cached"
-SENTRY_REASONING_OUTPUT_TOKENS = "gen_ai.usage.output_tokens.reasoning"
-SENTRY_REQUEST_MESSAGES = "gen_ai.request.messages"
-SENTRY_RESPONSE_TEXT = "gen_ai.response.text"
-SENTRY_RESPONSE_TOOL_CALLS = "gen_ai.response.tool_calls"
-SENTRY_AVAILABLE_TOOLS = "gen_ai.request.available_tools"
-# OpenLIT
-OPENLIT_IS_STREAM = "gen_ai.request.is_stream"
-OPENLIT_CONTENT_PROMPT = "gen_ai.content.prompt"  # span event name (attribute gen_ai.prompt) and attribute
-OPENLIT_CONTENT_COMPLETION = "gen_ai.content.completion"  # span event name (attribute gen_ai.completion)
-# OpenLLMetry / Traceloop legacy
-TRACELOOP_REQUEST_TYPE = "llm.request.type"
-TRACELOOP_IS_STREAMING = "llm.is_streaming"
-TRACELOOP_TOTAL_TOKENS = "llm.usage.total_tokens"
-TRACELOOP_PROMPT_TOKENS_OLD = "llm.usage.prompt_tokens"
-TRACELOOP_COMPLETION_TOKENS_OLD = "llm.usage.completion_tokens"
-TRACELOOP_CACHE_READ_INPUT_TOKENS = "gen_ai.usage.cache_read_input_tokens"
-TRACELOOP_CACHE_CREATION_INPUT_TOKENS = "gen_ai.usage.cache_creation_input_tokens"
-TRACELOOP_REASONING_TOKENS = "gen_ai.usage.reasoning_tokens"
-TRACELOOP_STOP_REASON = "llm.response.stop_reason"
-TRACELOOP_FINISH_REASON = "llm.response.finish_reason"
-TRACELOOP_FIRST_COMPLETION_FINISH_REASON = "gen_ai.completion.0.finish_reason"
-TRACELOOP_SPAN_KIND = "traceloop.span.kind"
-TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
-TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
-TRACELOOP_PROMPT_KEY = "traceloop.prompt.key"
-TRACELOOP_PROMPT_VERSION = "traceloop.prompt.version"
-# OpenInference
-OI_SPAN_KIND = "openinference.span.kind"
-OI_MODEL_NAME = "llm.model_name"
-OI_PROVIDER = "llm.provider"
-OI_SYSTEM = "llm.system"
-OI_INVOCATION_PARAMETERS = "llm.invocation_parameters"
-OI_PROMPT_TOKENS = "llm.token_count.prompt"
-OI_COMPLETION_TOKENS = "llm.token_count.completion"
-OI_TOTAL_TOKENS = "llm.token_count.total"
-OI_CACHE_READ = "llm.token_count.prompt_details.cache_read"
-OI_CACHE_WRITE = "llm.token_count.prompt_details.cache_write"
-OI_REASONING = "llm.token_count.completion_details.reasoning"
-OI_INPUT_VALUE = "input.value"
-OI_OUTPUT_VALUE = "output.value"
-OI_PROMPT_TEMPLATE = "llm.prompt_template.template"
-OI_PROMPT_TEMPLATE_VARIABLES = "llm.prompt_template.variables"
-OI_PROMPT_TEMPLATE_VERSION = "llm.prompt_template.version"
-# Langfuse (OTel-based SDKs v3+)
-LF_TYPE = "langfuse.observation.type"
-LF_MODEL = "langfuse.observation.model.name"
-LF_MODEL_PARAMETERS = "langfuse.observation.model.parameters"
-LF_USAGE_DETAILS = "langfuse.observation.usage_details"
-LF_COMPLETION_START_TIME = "langfuse.observation.completion_start_time"
-LF_LEVEL = "langfuse.observation.level"
-LF_INPUT = "langfuse.observation.input"
-LF_OUTPUT = "langfuse.observation.output"
-LF_TRACE_INPUT = "langfuse.trace.input"
-LF_TRACE_OUTPUT = "langfuse.trace.output"
-LF_PROMPT_NAME = "langfuse.observation.prompt.name"
-LF_PROMPT_VERSION = "langfuse.observation.prompt.version"
-# Vercel AI SDK
-VERCEL_OPERATION_ID = "ai.operationId"
-VERCEL_RESPONSE_ID = "ai.response.id"
-VERCEL_RESPONSE_MODEL = "ai.response.model"
-VERCEL_FINISH_REASON = "ai.response.finishReason"
-VERCEL_PROMPT_TOKENS = "ai.usage.promptTokens"
-VERCEL_COMPLETION_TOKENS = "ai.usage.completionTokens"
-VERCEL_INPUT_TOKENS = "ai.usage.inputTokens"
-VERCEL_OUTPUT_TOKENS = "ai.usage.outputTokens"
-VERCEL_TOTAL_TOKENS = "ai.usage.totalTokens"
-VERCEL_CACHED_INPUT_TOKENS = "ai.usage.cachedInputTokens"
-VERCEL_REASONING_TOKENS = "ai.usage.reasoningTokens"
-# common
-SERVICE_NAME = "service.name"
-EXCEPTION_TYPE = "exception.type"
-
-# Alternative spellings, in priority order (ours and current OTel names first)
-_PROVIDER_KEYS = (sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, OI_PROVIDER, OI_SYSTEM)
-_REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, LF_MODEL)
-_RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_MODEL_NAME)
-_ANY_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL)
-_RESPONSE_ID_KEYS = (sc.GEN_AI_RESPONSE_ID, VERCEL_RESPONSE_ID)
-_STREAM_KEYS = (sc.STREAMED, sc.GEN_AI_REQUEST_STREAM, SENTRY_STREAMING, OPENLIT_IS_STREAM, TRACELOOP_IS_STREAMING)
-_FINISH_REASON_KEYS = (
-    sc.GEN_AI_RESPONSE_FINISH_REASONS, TRACELOOP_FIRST_COMPLETION_FINISH_REASON, TRACELOOP_FINISH_REASON,
-    TRACELOOP_STOP_REASON, VERCEL_FINISH_REASON,
-)  # fmt: skip
-_TTFT_SECONDS_KEYS = (
-    sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN, GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
-)  # fmt: skip
-_MS_TO_FIRST_CHUNK_KEYS = (VERCEL_MS_TO_FIRST_CHUNK, VERCEL_STREAM_MS_TO_FIRST_CHUNK)
-_PROMPT_TEMPLATE_KEYS = (sc.PROMPT_TEMPLATE, LF_PROMPT_NAME, TRACELOOP_PROMPT_KEY)
-_PROMPT_VERSION_KEYS = (sc.PROMPT_VERSION, LF_PROMPT_VERSION, TRACELOOP_PROMPT_VERSION, OI_PROMPT_TEMPLATE_VERSION)
-
-# --- value sets --------------------------------------------------------------------------------------------------
-_INFERENCE_OPERATIONS = frozenset(
-    {"chat", "text_completion", "generate_content", "embeddings", "completion", "embedding", "generate"}
-)
-_REQUEST_TYPE_OPERATION = {
-    "chat": "chat",
-    "completion": "text_completion",
-    "embedding": "embeddings",
-    "embeddings": "embeddings",
-    "rerank": "rerank",
-}
-_OI_LLM_KINDS = {"LLM": "chat", "EMBEDDING": "embeddings"}
-_OI_SPAN_OPERATION = {
-    "TOOL": "execute_tool", "RETRIEVER": "retrieval", "AGENT": "invoke_agent", "RERANKER": "rerank",
-}  # fmt: skip
-_LF_LLM_TYPES = {"generation": "chat", "embedding": "embeddings"}
-_LF_SPAN_OPERATION = {"tool": "execute_tool", "agent": "invoke_agent", "retriever": "retrieval"}
-_TRACELOOP_SPAN_OPERATION = {"workflow": "invoke_workflow", "agent": "invoke_agent", "tool": "execute_tool"}
-# finish reasons, compared after lower-casing and '-' → '_' (Vercel says "content-filter", Gemini "MAX_TOKENS")
-_TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
-_REFUSAL_REASONS = frozenset({"content_filter", "refusal", "safety"})
-# provider spellings → OTel gen_ai.provider.name values (deprecated gen_ai.system values, OpenInference, Vercel)
-_PROVIDER_ALIASES = {
-    "az.ai.inference": "azure.ai.inference",
-    "az.ai.openai": "azure.ai.openai",
-    "azure": "azure.ai.openai",
-    "azure_openai": "azure.ai.openai",
-    "azure-openai": "azure.ai.openai",
-    "xai": "x_ai",
-    "gemini": "gcp.gemini",
-    "vertex_ai": "gcp.vertex_ai",
-    "vertexai": "gcp.vertex_ai",
-    "google": "gcp.gen_ai",
-    "bedrock": "aws.bedrock",
-    "aws": "aws.bedrock",
-    "amazon-bedrock": "aws.bedrock",
-    "mistral": "mistral_ai",
-    "mistralai": "mistral_ai",
-    "watsonx": "ibm.watsonx.ai",
-}
-_KNOWN_PROVIDERS = frozenset(
-    {
-        "openai", "anthropic", "aws.bedrock", "azure.ai.openai", "azure.ai.inference", "gcp.gemini",
-        "gcp.vertex_ai", "gcp.gen_ai", "mistral_ai", "groq", "deepseek", "x_ai", "perplexity", "cohere",
-        "ibm.watsonx.ai", "ollama",
-    }
-)  # fmt: skip
+_new_row = tuple.__new__  # NamedTuple rows from a tuple in column order, without a Python-level call
 _SPAN_KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
 _STATUS = ("unset", "ok", "error")
 _STATUS_ERROR = 2
-
-# --- key classification ------------------------------------------------------------------------------------------
-# Every attribute key is put in one class, memoised in _KEY_CLASS:
-_PLAIN = 0  # goes to attributes
-_SECRET = 1  # dropped everywhere
-_LLM_FIELD = 2  # read into LlmCallRow columns: not repeated in an LLM row's attributes, plain for a SpanRow
-_OPERATION = 3  # gen_ai.operation.name: a column of both row types
-_DROP_CONTENT = 4  # content we never store (tool definitions): dropped everywhere
-_CONTENT = 10  # >= 10: content; code - 10 indexes _CONTENT_SOURCES
-
-_PROMPT, _COMPLETION = 0, 1
-# (side, key, is_prefix) in priority order per side: the first source present on a side is the one stored (system
-# instructions are prepended to the prompt). A prefix source is a flattened list ("gen_ai.prompt.{i}.content").
-_CONTENT_SOURCES: tuple[tuple[int, str, bool], ...] = (
-    (_PROMPT, sc.GEN_AI_SYSTEM_INSTRUCTIONS, False),  # index 0: prepended, see _content_text
-    (_PROMPT, sc.GEN_AI_INPUT_MESSAGES, False),
-    (_PROMPT, sc.GEN_AI_PROMPT + ".", True),  # Traceloop gen_ai.prompt.{i}.role/content
-    (_PROMPT, sc.GEN_AI_PROMPT, False),
-    (_PROMPT, "llm.input_messages.", True),  # OpenInference
-    (_PROMPT, OI_INPUT_VALUE, False),
-    (_PROMPT, "llm.prompts", False),
-    (_PROMPT, "llm.prompts.", True),
-    (_PROMPT, OI_PROMPT_TEMPLATE_VARIABLES, False),
-    (_PROMPT, OI_PROMPT_TEMPLATE, False),
-    (_PROMPT, LF_INPUT, False),
-    (_PROMPT, LF_TRACE_INPUT, False),
-    (_PROMPT, SENTRY_REQUEST_MESSAGES, False),
-    (_PROMPT, "ai.prompt.messages", False),
-    (_PROMPT, "ai.prompt", False),
-    (_PROMPT, "ai.values", False),
-    (_PROMPT, "ai.value", False),
-    (_PROMPT, "embedding.embeddings.", True),
-    (_PROMPT, OPENLIT_CONTENT_PROMPT, False),
-    (_PROMPT, TRACELOOP_ENTITY_INPUT, False),
-    (_PROMPT, GEN_AI_TOOL_CALL_ARGUMENTS, False),
-    (_PROMPT, "ai.toolCall.args", False),
-    (_COMPLETION, sc.GEN_AI_OUTPUT_MESSAGES, False),
-    (_COMPLETION, sc.GEN_AI_COMPLETION + ".", True),  # Traceloop gen_ai.completion.{i}.role/content/finish_reason
-    (_COMPLETION, sc.GEN_AI_COMPLETION, False),
-    (_COMPLETION, "llm.output_messages.", True),
-    (_COMPLETION, OI_OUTPUT_VALUE, False),
-    (_COMPLETION, LF_OUTPUT, False),
-    (_COMPLETION, LF_TRACE_OUTPUT, False),
-    (_COMPLETION, SENTRY_RESPONSE_TEXT, False),
-    (_COMPLETION, SENTRY_RESPONSE_TOOL_CALLS, False),
-    (_COMPLETION, "ai.response.text", False),
-    (_COMPLETION, "ai.response.object", False),
-    (_COMPLETION, "ai.response.toolCalls", False),
-    (_COMPLETION, OPENLIT_CONTENT_COMPLETION, False),
-    (_COMPLETION, TRACELOOP_ENTITY_OUTPUT, False),
-    (_COMPLETION, GEN_AI_TOOL_CALL_RESULT, False),
-    (_COMPLETION, "ai.toolCall.result", False),
-    (_COMPLETION, "retrieval.documents.", True),
-)
-_SYSTEM_INSTRUCTIONS_CODE = _CONTENT  # source 0
-_DROPPED_CONTENT_KEYS = frozenset({GEN_AI_TOOL_DEFINITIONS, SENTRY_AVAILABLE_TOOLS, "ai.prompt.tools"})
-_DROPPED_CONTENT_PREFIXES = ("llm.tools.",)
-# event name -> (attribute holding the text, content code)
-_SOURCE_NAMES = [name for _, name, _ in _CONTENT_SOURCES]
-_CONTENT_EVENTS = {
-    OPENLIT_CONTENT_PROMPT: (sc.GEN_AI_PROMPT, _CONTENT + _SOURCE_NAMES.index(OPENLIT_CONTENT_PROMPT)),
-    OPENLIT_CONTENT_COMPLETION: (sc.GEN_AI_COMPLETION, _CONTENT + _SOURCE_NAMES.index(OPENLIT_CONTENT_COMPLETION)),
-}
-
-_CONTENT_EXACT: dict[str, int] = {}
-_CONTENT_PREFIXES: list[tuple[str, int]] = []
-for _i, (_side, _key, _is_prefix) in enumerate(_CONTENT_SOURCES):
-    if _is_prefix:
-        _CONTENT_PREFIXES.append((_key, _CONTENT + _i))
-    else:
-        _CONTENT_EXACT[_key] = _CONTENT + _i
-_CONTENT_PREFIX_TUPLE = tuple(p for p, _ in _CONTENT_PREFIXES)
-del _i, _side, _key, _is_prefix
-
-# Keys read into LlmCallRow columns (so not repeated in the LLM row's attributes).
-_LLM_FIELDS = frozenset(
-    {
-        sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL,
-        sc.GEN_AI_RESPONSE_ID, sc.GEN_AI_REQUEST_STREAM, sc.GEN_AI_RESPONSE_FINISH_REASONS,
-        sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, sc.GEN_AI_USAGE_INPUT_TOKENS, sc.GEN_AI_USAGE_OUTPUT_TOKENS,
-        sc.GEN_AI_USAGE_PROMPT_TOKENS, sc.GEN_AI_USAGE_COMPLETION_TOKENS, sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
-        sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, sc.ERROR_TYPE,
-        GEN_AI_USAGE_TOTAL_TOKENS, GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN, GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
-        VERCEL_MS_TO_FIRST_CHUNK, VERCEL_STREAM_MS_TO_FIRST_CHUNK, SENTRY_STREAMING, SENTRY_CACHED_INPUT_TOKENS,
-        SENTRY_REASONING_OUTPUT_TOKENS, OPENLIT_IS_STREAM, TRACELOOP_REQUEST_TYPE, TRACELOOP_IS_STREAMING,
-        TRACELOOP_TOTAL_TOKENS, TRACELOOP_PROMPT_TOKENS_OLD, TRACELOOP_COMPLETION_TOKENS_OLD,
-        TRACELOOP_CACHE_READ_INPUT_TOKENS, TRACELOOP_CACHE_CREATION_INPUT_TOKENS, TRACELOOP_REASONING_TOKENS,
-        TRACELOOP_STOP_REASON, TRACELOOP_FINISH_REASON, TRACELOOP_PROMPT_KEY, TRACELOOP_PROMPT_VERSION,
-        OI_SPAN_KIND, OI_MODEL_NAME, OI_PROVIDER, OI_SYSTEM, OI_PROMPT_TOKENS, OI_COMPLETION_TOKENS,
-        OI_TOTAL_TOKENS, OI_CACHE_READ, OI_CACHE_WRITE, OI_REASONING, OI_PROMPT_TEMPLATE_VERSION,
-        LF_TYPE, LF_MODEL, LF_USAGE_DETAILS, LF_COMPLETION_START_TIME, LF_LEVEL, LF_PROMPT_NAME, LF_PROMPT_VERSION,
-        VERCEL_RESPONSE_ID, VERCEL_RESPONSE_MODEL, VERCEL_FINISH_REASON, VERCEL_PROMPT_TOKENS,
-        VERCEL_COMPLETION_TOKENS, VERCEL_INPUT_TOKENS, VERCEL_OUTPUT_TOKENS, VERCEL_TOTAL_TOKENS,
-        VERCEL_CACHED_INPUT_TOKENS, VERCEL_REASONING_TOKENS,
-        sc.FEATURE, sc.USER_HASH, sc.PROMPT_TEMPLATE, sc.PROMPT_VERSION, sc.EXPERIMENT, sc.VARIANT, sc.STREAMED,
-        sc.USAGE_MISSING, sc.REFUSAL, sc.EMPTY_RESPONSE, sc.TRUNCATED, sc.TOOL_CALLS, sc.TOOL_CALL_FAILURES,
-        sc.RESPONSE_CHARS, sc.FIRST_TOKEN_TIME_UNIX_NANO, sc.DECODE_TOKENS_PER_SECOND,
-    }
-)  # fmt: skip
-
-# Credential-looking keys. Substrings anywhere in the lower-cased key:
-_SECRET_SUBSTRINGS = (
-    "authorization", "api_key", "api-key", "apikey", "password", "passwd", "secret", "cookie", "credential",
-    "private_key", "private-key",
-)  # fmt: skip
-# ... or a last dotted component that is "headers" or ends with "token" (token, access_token, x-auth-token,
-# accessToken) unless it is a timing name (time_to_first_token, time_per_output_token). The "*_tokens" counters and
-# gen_ai.token.type never match (plural / not the last component).
-_TIMING_TOKEN_SUFFIXES = ("first_token", "output_token", "per_token")
-
-_KEY_CLASS: dict[str, int] = {}
-_KEY_CLASS_LIMIT = 50_000  # distinct keys remembered; beyond that keys are classified each time
-
-
-def _classify_uncached(key: str) -> int:
-    if key == sc.GEN_AI_OPERATION_NAME:
-        return _OPERATION
-    code = _CONTENT_EXACT.get(key)
-    if code is not None:
-        return code
-    if key.startswith(_CONTENT_PREFIX_TUPLE):
-        for prefix, code in _CONTENT_PREFIXES:
-            if key.startswith(prefix):
-                return code
-    if key in _LLM_FIELDS:
-        return _LLM_FIELD
-    if key in _DROPPED_CONTENT_KEYS or key.startswith(_DROPPED_CONTENT_PREFIXES):
-        return _DROP_CONTENT
-    lowered = key.lower()
-    for needle in _SECRET_SUBSTRINGS:
-        if needle in lowered:
-            return _SECRET
-    last = lowered.rpartition(".")[2]
-    if last == "headers" or (last.endswith("token") and not last.endswith(_TIMING_TOKEN_SUFFIXES)):
-        return _SECRET
-    return _PLAIN
-
-
-def _classify(key: str) -> int:
-    code = _KEY_CLASS.get(key)
-    if code is None:
-        code = _classify_uncached(key)
-        if len(_KEY_CLASS) < _KEY_CLASS_LIMIT:
-            _KEY_CLASS[key] = code
-    return code
 
 
 # --- output ------------------------------------------------------------------------------------------------------
@@ -439,31 +178,106 @@ class NormalizedBatch:
     redactions: dict[str, int] = field(default_factory=dict)
 
 
-# --- AnyValue → Python -------------------------------------------------------------------------------------------
-_SCALAR_KINDS = frozenset({"string_value", "int_value", "bool_value", "double_value", "bytes_value"})
+# --- attributes: one pass per span, for either input type -------------------------------------------------------
+# A scanned attribute: (key, Python value, its text for the attributes map (PLAIN keys only, else None), its
+# content source code (>= CONTENT) when the key is content, else 0). Values are shared between spans through
+# _KV_CACHE: lists and dicts (arrays, kvlists) must never be mutated.
+_Entry = tuple[str, Any, "str | None", int]
+
+# Encoded KeyValue bytes -> entry. Bounded: entries up to _KV_CACHE_MAX_BYTES long, cleared when full (unique
+# values such as response ids fill it; the repeating ones are back after a few spans).
+_KV_CACHE: dict[bytes, _Entry] = {}
+_KV_CACHE_LIMIT = 20_000
+_KV_CACHE_MAX_BYTES = 256
 
 
-def _any(value: Any) -> Any:
-    kind = value.WhichOneof("value")
-    if kind in _SCALAR_KINDS:
-        return getattr(value, kind)
-    if kind == "array_value":
-        return [_any(v) for v in value.array_value.values]
-    if kind == "kvlist_value":
-        return {kv.key: _any(kv.value) for kv in value.kvlist_value.values}
-    return None  # unset, or string_value_strindex (profiles' dictionary; meaningless without it)
+def _entry(key: str, value: Any) -> _Entry:
+    code = KEY_CLASS.get(key)
+    if code is None:
+        code = classify_key(key)
+    if code == PLAIN:
+        return key, value, value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else _to_str(value), 0
+    return key, value, None, code if code >= CONTENT else 0
+
+
+def _kv_entry(raw: bytes) -> _Entry:
+    """The entry of one encoded KeyValue (a _KV_CACHE miss); raises MalformedPayload for invalid bytes."""
+    entry = _entry(*decode_key_value(raw))
+    if len(raw) <= _KV_CACHE_MAX_BYTES:
+        if len(_KV_CACHE) >= _KV_CACHE_LIMIT:
+            _KV_CACHE.clear()
+        _KV_CACHE[raw] = entry
+    return entry
+
+
+# (Python values by key, the attributes map (PLAIN keys), content by source code (None: none or not captured))
+_Scan = tuple[dict[str, Any], dict[str, str], "dict[int, list[tuple[str, Any]]] | None"]
+
+
+def _scan_fast(raws: Iterable[bytes], capture: bool) -> _Scan:
+    """Span attributes of a FastTraceRequest in one pass (the hot loop: one dict lookup per repeated attribute)."""
+    cached = _KV_CACHE.get
+    attrs: dict[str, Any] = {}
+    attributes: dict[str, str] = {}
+    found: dict[int, list[tuple[str, Any]]] | None = None
+    for raw in raws:
+        entry = cached(raw)
+        if entry is None:
+            entry = _kv_entry(raw)
+        key, value, text, content = entry
+        attrs[key] = value
+        if text is not None:
+            attributes[key] = text
+        elif content and capture:
+            if found is None:
+                found = {}
+            found.setdefault(content, []).append((key, value))
+        # SECRET, DROP_CONTENT and OPERATION never go to attributes; LLM_FIELD keys only on non-LLM spans
+    return attrs, attributes, found
+
+
+def _scan_standard(key_values: Iterable[Any], capture: bool) -> _Scan:
+    """The same for the standard message's KeyValue wrappers (the way normalize read every span before the fast
+    decoder; kept for callers holding a standard message, and as the tests' independent reference)."""
+    attrs: dict[str, Any] = {}
+    attributes: dict[str, str] = {}
+    found: dict[int, list[tuple[str, Any]]] | None = None
+    for kv in key_values:
+        key = kv.key
+        any_value = kv.value
+        value = any_value.string_value  # most values are non-empty strings: one read, no WhichOneof
+        if not value:
+            value = any_value_to_python(any_value)
+        attrs[key] = value
+        code = KEY_CLASS.get(key)
+        if code is None:
+            code = classify_key(key)
+        if code == PLAIN:
+            attributes[key] = value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else _to_str(value)
+        elif code >= CONTENT and capture:
+            if found is None:
+                found = {}
+            found.setdefault(code, []).append((key, value))
+    return attrs, attributes, found
+
+
+def _attributes_fast(raws: Iterable[bytes]) -> dict[str, Any]:
+    """Event or resource attributes of a FastTraceRequest as {key: Python value}."""
+    cached = _KV_CACHE.get
+    out: dict[str, Any] = {}
+    for raw in raws:
+        entry = cached(raw) or _kv_entry(raw)
+        out[entry[0]] = entry[1]
+    return out
 
 
 def _attributes(key_values: Iterable[Any]) -> dict[str, Any]:
+    """The same for the standard message's KeyValue wrappers."""
     out: dict[str, Any] = {}
     for kv in key_values:
         value = kv.value
-        text = value.string_value  # most values are non-empty strings: one read, no WhichOneof
-        if text:
-            out[kv.key] = text
-            continue
-        kind = value.WhichOneof("value")
-        out[kv.key] = getattr(value, kind) if kind in _SCALAR_KINDS else _any(value)
+        text = value.string_value
+        out[kv.key] = text if text else any_value_to_python(value)
     return out
 
 
@@ -557,6 +371,15 @@ def _first(attrs: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return None
 
 
+def _first_str(get: Any, keys: tuple[str, ...]) -> str:
+    """``_as_str(_first(attrs, keys))`` in one call (``get`` is ``attrs.get``)."""
+    for key in keys:
+        value = get(key)
+        if value is not None and value != "":
+            return value if type(value) is str else _to_str(value)
+    return ""
+
+
 def _json_object(value: Any) -> Any:
     """A JSON-encoded attribute (Langfuse and OpenInference send dicts as JSON strings), or the value itself."""
     if type(value) is str and value[:1] in ("{", "[", '"'):
@@ -565,29 +388,6 @@ def _json_object(value: Any) -> Any:
         except orjson.JSONDecodeError:
             return None
     return value
-
-
-_PROVIDER_CACHE: dict[str, str] = {}
-
-
-def _provider(raw: Any) -> str:
-    if raw is None:
-        return ""
-    text = _as_str(raw)
-    cached = _PROVIDER_CACHE.get(text)
-    if cached is not None:
-        return cached
-    lowered = text.strip().lower()
-    name = _PROVIDER_ALIASES.get(lowered, lowered)
-    if name not in _KNOWN_PROVIDERS and "." in lowered:
-        # Vercel reports "openai.chat" / "anthropic.messages": the part before the first dot names the provider
-        head = lowered.split(".", 1)[0]
-        head = _PROVIDER_ALIASES.get(head, head)
-        if head in _KNOWN_PROVIDERS:
-            name = head
-    if len(_PROVIDER_CACHE) < 1000:
-        _PROVIDER_CACHE[text] = name
-    return name
 
 
 def _finish_reason(raw: Any) -> str:
@@ -628,69 +428,58 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 # --- usage -------------------------------------------------------------------------------------------------------
 class _Usage:
-    """Raw counts as reported, before normalisation; None = not reported."""
+    """Raw counts as reported, before normalisation; None = not reported. Defaults are class attributes, so making
+    one runs no Python code (this is per LLM call)."""
 
-    __slots__ = (
-        "input", "output", "cache_read", "cache_write", "reasoning", "total", "cache_on_top", "reasoning_on_top",
-        "invalid",
-    )  # fmt: skip
+    input: int | None = None
+    output: int | None = None
+    cache_read: int | None = None
+    cache_write: int | None = None
+    reasoning: int | None = None
+    total: int | None = None
+    # the convention's default when the numbers cannot tell: cache / reasoning reported on top of input / output
+    cache_on_top = False
+    reasoning_on_top = False
+    invalid: tuple[str, ...] = ()  # problems with reported counts (each makes the row usage_missing)
 
-    def __init__(self) -> None:
-        self.input: int | None = None
-        self.output: int | None = None
-        self.cache_read: int | None = None
-        self.cache_write: int | None = None
-        self.reasoning: int | None = None
-        self.total: int | None = None
-        # the convention's default when the numbers cannot tell: cache / reasoning reported on top of input / output
-        self.cache_on_top = False
-        self.reasoning_on_top = False
-        self.invalid: list[str] = []
+
+def _checked_count(key: str, raw: Any, usage: _Usage) -> int | None:
+    """A count that is not an int in range: converted if possible, else recorded as invalid (and absent)."""
+    number = _as_int(raw)
+    if number is None or number < 0 or number > MAX_TOKENS_PER_CALL:
+        usage.invalid += (f"{key}={_as_str(raw)[:40]} is not a token count in [0, {MAX_TOKENS_PER_CALL}]",)
+        return None
+    return number
 
 
 def _count(attrs: dict[str, Any], usage: _Usage, keys: tuple[str, ...]) -> int | None:
     """First present token count among ``keys``; out-of-range values are recorded and treated as absent."""
     for key in keys:
         raw = attrs.get(key)
-        if raw is None:
-            continue
-        if type(raw) is int and 0 <= raw <= MAX_TOKENS_PER_CALL:
-            return raw
-        number = _as_int(raw)
-        if number is None or number < 0 or number > MAX_TOKENS_PER_CALL:
-            usage.invalid.append(f"{key}={_as_str(raw)[:40]} is not a token count in [0, {MAX_TOKENS_PER_CALL}]")
-            return None
-        return number
+        if raw is not None:
+            return raw if type(raw) is int and 0 <= raw <= MAX_TOKENS_PER_CALL else _checked_count(key, raw, usage)
     return None
 
 
-_INPUT_KEYS = (
-    sc.GEN_AI_USAGE_INPUT_TOKENS, sc.GEN_AI_USAGE_PROMPT_TOKENS, OI_PROMPT_TOKENS, TRACELOOP_PROMPT_TOKENS_OLD,
-    VERCEL_INPUT_TOKENS, VERCEL_PROMPT_TOKENS,
-)  # fmt: skip
-_OUTPUT_KEYS = (
-    sc.GEN_AI_USAGE_OUTPUT_TOKENS, sc.GEN_AI_USAGE_COMPLETION_TOKENS, OI_COMPLETION_TOKENS,
-    TRACELOOP_COMPLETION_TOKENS_OLD, VERCEL_OUTPUT_TOKENS, VERCEL_COMPLETION_TOKENS,
-)  # fmt: skip
-_TOTAL_KEYS = (GEN_AI_USAGE_TOTAL_TOKENS, TRACELOOP_TOTAL_TOKENS, OI_TOTAL_TOKENS, VERCEL_TOTAL_TOKENS)
-_CACHE_READ_KEYS = (
-    sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, OI_CACHE_READ, SENTRY_CACHED_INPUT_TOKENS, VERCEL_CACHED_INPUT_TOKENS,
-)  # fmt: skip
-_CACHE_WRITE_KEYS = (sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, OI_CACHE_WRITE)
-_REASONING_KEYS = (
-    sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, OI_REASONING, SENTRY_REASONING_OUTPUT_TOKENS,
-    TRACELOOP_REASONING_TOKENS, VERCEL_REASONING_TOKENS,
-)  # fmt: skip
-
-
-def _read_usage(attrs: dict[str, Any], provider: str) -> _Usage:
+def _usage(attrs: dict[str, Any], provider: str) -> tuple[int, int, int, int, int, bool, tuple[str, ...]]:
+    """Token usage as the columns want it: (input incl. cache reads+writes, output incl. reasoning, cache_read,
+    cache_write, reasoning, whether neither input nor output was reported, problems with reported counts)."""
+    # Per LLM call, so written as _llm_row is: the first spelling inline, _count() only if it is not a plain count.
     usage = _Usage()
-    usage.input = _count(attrs, usage, _INPUT_KEYS)
-    usage.output = _count(attrs, usage, _OUTPUT_KEYS)
-    usage.total = _count(attrs, usage, _TOTAL_KEYS)
-    usage.reasoning = _count(attrs, usage, _REASONING_KEYS)
-    usage.cache_read = _count(attrs, usage, _CACHE_READ_KEYS)
-    usage.cache_write = _count(attrs, usage, _CACHE_WRITE_KEYS)
+    get = attrs.get
+    top = MAX_TOKENS_PER_CALL
+    n = get(sc.GEN_AI_USAGE_INPUT_TOKENS)
+    usage.input = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, INPUT_KEYS)
+    n = get(sc.GEN_AI_USAGE_OUTPUT_TOKENS)
+    usage.output = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, OUTPUT_KEYS)
+    n = get(GEN_AI_USAGE_TOTAL_TOKENS)
+    usage.total = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, TOTAL_KEYS)
+    n = get(sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS)
+    usage.reasoning = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, REASONING_KEYS)
+    n = get(sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS)
+    usage.cache_read = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, CACHE_READ_KEYS)
+    n = get(sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS)
+    usage.cache_write = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, CACHE_WRITE_KEYS)
     if usage.cache_read is None and usage.cache_write is None:
         # Traceloop legacy cache names: Anthropic-style reporting puts these on top of input (module docstring)
         usage.cache_read = _count(attrs, usage, (TRACELOOP_CACHE_READ_INPUT_TOKENS,))
@@ -698,10 +487,11 @@ def _read_usage(attrs: dict[str, Any], provider: str) -> _Usage:
         if (usage.cache_read or usage.cache_write) and provider == "anthropic":
             usage.cache_on_top = True
     if usage.input is None and usage.output is None:
-        details = attrs.get(LF_USAGE_DETAILS)
+        details = get(LF_USAGE_DETAILS)
         if details is not None:
             _read_langfuse_usage(details, usage)
-    return usage
+    no_usage = usage.input is None and usage.output is None
+    return (*_normalise_usage(usage), no_usage, usage.invalid)
 
 
 def _read_langfuse_usage(raw: Any, usage: _Usage) -> None:
@@ -711,7 +501,7 @@ def _read_langfuse_usage(raw: Any, usage: _Usage) -> None:
     OpenAI-shaped usage (``prompt_tokens`` + ``prompt_tokens_details``) keeps OpenAI's included-in semantics."""
     details = _json_object(raw)
     if not isinstance(details, dict):
-        usage.invalid.append(f"{LF_USAGE_DETAILS} is not a JSON object")
+        usage.invalid += (f"{LF_USAGE_DETAILS} is not a JSON object",)
         return
     counts: dict[str, int] = {}
     flat: list[tuple[str, Any]] = []
@@ -725,7 +515,7 @@ def _read_langfuse_usage(raw: Any, usage: _Usage) -> None:
         if number is None:
             continue
         if number < 0 or number > MAX_TOKENS_PER_CALL:
-            usage.invalid.append(f"{LF_USAGE_DETAILS}.{key}={number} is not a token count")
+            usage.invalid += (f"{LF_USAGE_DETAILS}.{key}={number} is not a token count",)
             continue
         counts[key] = number
     native = "input" in counts or "output" in counts
@@ -766,6 +556,12 @@ def _normalise_usage(usage: _Usage) -> tuple[int, int, int, int, int]:
     out = usage.output or 0
     cached = (usage.cache_read or 0) + (usage.cache_write or 0)
     reasoning = usage.reasoning or 0
+    if usage.total is None:  # the usual case, and the same choice as below without a total to match
+        if cached and (inp < cached or usage.cache_on_top):
+            inp += cached
+        if reasoning and (out < reasoning or usage.reasoning_on_top):
+            out += reasoning
+        return inp, out, usage.cache_read or 0, usage.cache_write or 0, reasoning
     cache_options = (False, True) if cached else (False,)
     reasoning_options = (False, True) if reasoning else (False,)
     if cached and inp < cached:
@@ -801,7 +597,7 @@ def _normalise_usage(usage: _Usage) -> tuple[int, int, int, int, int]:
 def _render(code: int, items: list[tuple[str, Any]]) -> str:
     """One content source as text: a single value as-is (JSON for structured values), or flattened indexed keys
     (``gen_ai.prompt.0.role``, ``llm.input_messages.0.message.content``) rebuilt into a JSON list of objects."""
-    side, name, is_prefix = _CONTENT_SOURCES[code - _CONTENT]
+    side, name, is_prefix = CONTENT_SOURCES[code - CONTENT]
     if not is_prefix:
         value = items[-1][1]
         return value if type(value) is str else orjson.dumps(value, default=_json_default).decode()
@@ -826,14 +622,14 @@ def _render(code: int, items: list[tuple[str, Any]]) -> str:
 def _content_text(found: dict[int, list[tuple[str, Any]]], side: int) -> str:
     best = None
     for code in sorted(found):
-        if code == _SYSTEM_INSTRUCTIONS_CODE:
+        if code == SYSTEM_INSTRUCTIONS_CODE:
             continue
-        if _CONTENT_SOURCES[code - _CONTENT][0] == side:
+        if CONTENT_SOURCES[code - CONTENT][0] == side:
             best = code
             break
     text = _render(best, found[best]) if best is not None else ""
-    if side == _PROMPT and _SYSTEM_INSTRUCTIONS_CODE in found:
-        system = _render(_SYSTEM_INSTRUCTIONS_CODE, found[_SYSTEM_INSTRUCTIONS_CODE])
+    if side == PROMPT and SYSTEM_INSTRUCTIONS_CODE in found:
+        system = _render(SYSTEM_INSTRUCTIONS_CODE, found[SYSTEM_INSTRUCTIONS_CODE])
         text = f"{system}\n\n{text}" if text else system
     return text
 
@@ -856,28 +652,6 @@ _ZERO_TRACE_ID = bytes(16)
 _ZERO_SPAN_ID = bytes(8)
 
 
-def _invalid_span(span: Any) -> str | None:
-    trace_id = span.trace_id
-    if len(trace_id) != 16:
-        return f"trace_id must be 16 bytes, got {len(trace_id)}"
-    if trace_id == _ZERO_TRACE_ID:
-        return "trace_id must not be all zeros"
-    span_id = span.span_id
-    if len(span_id) != 8:
-        return f"span_id must be 8 bytes, got {len(span_id)}"
-    if span_id == _ZERO_SPAN_ID:
-        return "span_id must not be all zeros"
-    parent = span.parent_span_id
-    if parent and len(parent) != 8:
-        return f"parent_span_id must be empty or 8 bytes, got {len(parent)}"
-    start = span.start_time_unix_nano
-    if start == 0:
-        return "start_time_unix_nano is missing"
-    if span.end_time_unix_nano < start:
-        return "end_time_unix_nano is before start_time_unix_nano"
-    return None
-
-
 class _Errors:
     __slots__ = ("messages", "overflow")
 
@@ -897,30 +671,66 @@ class _Errors:
         return self.messages
 
 
+class _Batch:
+    """What every span of one normalize() call shares: options, readers for the input type, and the output."""
+
+    __slots__ = (
+        "project_id", "capture", "redactor", "scan", "read", "oldest_ns", "newest_ns", "retention_days",
+        "llm_calls", "spans", "prompt_logs", "errors", "redactions",
+    )  # fmt: skip
+
+    def __init__(self, project_id: str, capture: bool, redactor: Redactor, fast: bool, now_ns: int,
+                 retention_days: int) -> None:  # fmt: skip
+        self.project_id = project_id
+        self.capture = capture
+        self.redactor = redactor
+        self.scan = _scan_fast if fast else _scan_standard
+        self.read = _attributes_fast if fast else _attributes
+        self.oldest_ns = now_ns - retention_days * 86_400_000_000_000
+        self.newest_ns = now_ns + MAX_FUTURE_SECONDS * 1_000_000_000
+        self.retention_days = retention_days
+        self.llm_calls: list[LlmCallRow] = []
+        self.spans: list[SpanRow] = []
+        self.prompt_logs: list[PromptLogRow] = []
+        self.errors = _Errors()
+        self.redactions: dict[str, int] = {}
+
+
 def normalize(
-    request: ExportTraceServiceRequest,
+    request: ExportTraceServiceRequest | Any,
     project_id: str,
     *,
     content_capture: str = "redacted",
     redactor: Redactor = DEFAULT_REDACTOR,
+    retention_days: int = DEFAULT_RETENTION_DAYS,
+    now_ns: int | None = None,
 ) -> NormalizedBatch:
-    """Turn one OTLP trace request into rows. Never raises for a bad span (see the module docstring)."""
+    """Turn one OTLP trace request into rows. Never raises for a bad span (see the module docstring).
+
+    ``request``: a :data:`.otlp_decode.FastTraceRequest` (fast) or an ``ExportTraceServiceRequest``; same rows.
+    Spans starting more than ``retention_days`` before ``now_ns`` (default: the current time) or more than
+    :data:`MAX_FUTURE_SECONDS` after it are rejected."""
     if content_capture not in ("off", "redacted"):
         raise ValueError(f"content_capture must be 'off' or 'redacted', not {content_capture!r}")
-    capture = content_capture == "redacted"
-    llm_calls: list[LlmCallRow] = []
-    spans: list[SpanRow] = []
-    prompt_logs: list[PromptLogRow] = []
-    errors = _Errors()
-    redactions: dict[str, int] = {}
+    if retention_days < 1:
+        raise ValueError(f"retention_days must be at least 1, not {retention_days!r}")
+    batch = _Batch(
+        project_id, content_capture == "redacted", redactor, isinstance(request, FastTraceRequest),
+        time.time_ns() if now_ns is None else now_ns, retention_days,
+    )  # fmt: skip
+    errors = batch.errors
     rejected = 0
     index = -1
     for resource_spans in request.resource_spans:
-        resource = _attributes(resource_spans.resource.attributes)
+        resource_problem = None
+        try:
+            resource = batch.read(resource_spans.resource.attributes)
+        except MalformedPayload as exc:  # fast input only: every span of this resource is rejected
+            resource, resource_problem = {}, f"resource {exc.message}"
         service = _as_str(resource.get(SERVICE_NAME)) or "unknown_service"
         base: dict[str, str] = {}
         for key, value in resource.items():
-            if key != SERVICE_NAME and _classify(key) in (_PLAIN, _LLM_FIELD, _OPERATION):
+            if key != SERVICE_NAME and classify_key(key) in (PLAIN, LLM_FIELD, OPERATION):
                 base[key] = _to_str(value)
         for scope_spans in resource_spans.scope_spans:
             scope_attrs = base
@@ -933,102 +743,114 @@ def normalize(
             for span in scope_spans.spans:
                 index += 1
                 try:
-                    problem = _invalid_span(span)
-                    if problem is not None:
-                        rejected += 1
-                        errors.add(f"span {index}: {problem}")
-                        continue
-                    _convert(
-                        span, index, project_id, service, scope_attrs, capture, redactor,
-                        llm_calls, spans, prompt_logs, errors, redactions,
-                    )  # fmt: skip
+                    problem = resource_problem or _convert(span, index, service, scope_attrs, batch)
+                except MalformedPayload as exc:  # fast input: an attribute that is not a valid KeyValue
+                    problem = exc.message
                 except Exception as exc:  # a bug or an input we did not foresee: lose the span, not the batch
+                    problem = f"could not be normalised: {type(exc).__name__}: {exc}"
+                if problem is not None:
                     rejected += 1
-                    errors.add(f"span {index}: could not be normalised: {type(exc).__name__}: {exc}")
-    return NormalizedBatch(llm_calls, spans, prompt_logs, rejected, errors.finish(), redactions)
+                    errors.add(f"span {index}: {problem}")
+    return NormalizedBatch(batch.llm_calls, batch.spans, batch.prompt_logs, rejected, errors.finish(),
+                           batch.redactions)  # fmt: skip
 
 
-def _convert(
-    span: Any,
-    index: int,
-    project_id: str,
-    service: str,
-    scope_attrs: dict[str, str],
-    capture: bool,
-    redactor: Redactor,
-    llm_calls: list[LlmCallRow],
-    spans: list[SpanRow],
-    prompt_logs: list[PromptLogRow],
-    errors: _Errors,
-    redactions: dict[str, int],
-) -> None:
+def _invalid_span(trace_id: bytes, span_id: bytes, parent: bytes, start_ns: int, end_ns: int,
+                  batch: _Batch) -> str | None:  # fmt: skip
+    """Why a span cannot become a row, or None."""
+    if len(trace_id) != 16:
+        return f"trace_id must be 16 bytes, got {len(trace_id)}"
+    if trace_id == _ZERO_TRACE_ID:
+        return "trace_id must not be all zeros"
+    if len(span_id) != 8:
+        return f"span_id must be 8 bytes, got {len(span_id)}"
+    if span_id == _ZERO_SPAN_ID:
+        return "span_id must not be all zeros"
+    if parent and len(parent) != 8:
+        return f"parent_span_id must be empty or 8 bytes, got {len(parent)}"
+    if start_ns == 0:
+        return "start_time_unix_nano is missing"
+    if end_ns < start_ns:
+        return "end_time_unix_nano is before start_time_unix_nano"
+    if start_ns < batch.oldest_ns:
+        return f"start_time {_utc_text(start_ns)} is older than the {batch.retention_days}-day retention"
+    if start_ns > batch.newest_ns:
+        return f"start_time {_utc_text(start_ns)} is more than {_duration_text(MAX_FUTURE_SECONDS)} in the future"
+    return None
+
+
+def _utc_text(ns: int) -> str:
+    try:
+        return datetime.fromtimestamp(ns // 1_000_000_000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):  # pragma: no cover - fixed64 ns always fit a datetime
+        return f"{ns} ns"
+
+
+def _duration_text(seconds: int) -> str:
+    if seconds % 3600 == 0:
+        hours = seconds // 3600
+        return f"{hours} hour" if hours == 1 else f"{hours} hours"
+    return f"{seconds} s"
+
+
+def _convert(span: Any, index: int, service: str, scope_attrs: dict[str, str], batch: _Batch) -> str | None:
+    """One span → one row (plus a prompt log when it carries content); returns why it was rejected, or None."""
+    # 0. validation, reading each field once
+    trace_bytes = span.trace_id
+    span_bytes = span.span_id
+    parent = span.parent_span_id
+    start_ns = span.start_time_unix_nano
+    end_ns = span.end_time_unix_nano
+    if (
+        len(trace_bytes) != 16 or len(span_bytes) != 8 or (parent and len(parent) != 8) or start_ns == 0
+        or end_ns < start_ns or start_ns < batch.oldest_ns or start_ns > batch.newest_ns
+        or trace_bytes == _ZERO_TRACE_ID or span_bytes == _ZERO_SPAN_ID
+    ):  # fmt: skip
+        return _invalid_span(trace_bytes, span_bytes, parent, start_ns, end_ns, batch)
+
     # 1. one pass over the attributes: Python values for the mapping below, the attributes map, content
-    attrs: dict[str, Any] = {}
-    attributes: dict[str, str] = {}
-    fields: list[str] | None = None  # column keys: kept in attributes only if the span is not an LLM call
-    found: dict[int, list[tuple[str, Any]]] | None = None
-    for kv in span.attributes:
-        key = kv.key
-        any_value = kv.value
-        value = any_value.string_value  # most values are non-empty strings: one read, no WhichOneof
-        if not value:
-            kind = any_value.WhichOneof("value")
-            value = getattr(any_value, kind) if kind in _SCALAR_KINDS else _any(any_value)
-        attrs[key] = value
-        code = _KEY_CLASS.get(key)
-        if code is None:
-            code = _classify(key)
-        if code == _PLAIN:
-            attributes[key] = (
-                value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else _to_str(value)
-            )
-        elif code == _LLM_FIELD:
-            if fields is None:
-                fields = []
-            fields.append(key)
-        elif code >= _CONTENT:
-            if capture:
-                if found is None:
-                    found = {}
-                found.setdefault(code, []).append((key, value))
-        # _SECRET, _DROP_CONTENT and _OPERATION: never in attributes
+    capture = batch.capture
+    attrs, attributes, found = batch.scan(span.attributes, capture)
     get = attrs.get
 
     # 2. LLM or not, and the operation name (rules 1-6 of the module docstring)
     operation = get(sc.GEN_AI_OPERATION_NAME)
     is_llm = False
     if operation is not None:
-        operation = _as_str(operation)
-        is_llm = operation in _INFERENCE_OPERATIONS
+        if type(operation) is not str:
+            operation = _as_str(operation)
+        is_llm = operation in INFERENCE_OPERATIONS
     elif (oi_kind := get(OI_SPAN_KIND)) is not None:
         oi_kind = _as_str(oi_kind).upper()
-        operation = _OI_LLM_KINDS.get(oi_kind)
+        operation = OI_LLM_KINDS.get(oi_kind)
         is_llm = operation is not None
         if not is_llm:
-            operation = _OI_SPAN_OPERATION.get(oi_kind, "")
+            operation = OI_SPAN_OPERATION.get(oi_kind, "")
     elif (lf_type := get(LF_TYPE)) is not None:
         lf_type = _as_str(lf_type).lower()
-        operation = _LF_LLM_TYPES.get(lf_type)
+        operation = LF_LLM_TYPES.get(lf_type)
         is_llm = operation is not None
         if not is_llm:
-            operation = _LF_SPAN_OPERATION.get(lf_type, "")
+            operation = LF_SPAN_OPERATION.get(lf_type, "")
     elif (request_type := get(TRACELOOP_REQUEST_TYPE)) is not None:
         request_type = _as_str(request_type).lower()
-        operation = _REQUEST_TYPE_OPERATION.get(request_type, request_type)
+        operation = REQUEST_TYPE_OPERATION.get(request_type, request_type)
         is_llm = True
     elif (tl_kind := get(TRACELOOP_SPAN_KIND)) is not None:
-        operation = _TRACELOOP_SPAN_OPERATION.get(_as_str(tl_kind).lower(), "")
+        operation = TRACELOOP_SPAN_OPERATION.get(_as_str(tl_kind).lower(), "")
     elif get(sc.GEN_AI_REQUEST_MODEL) is not None or get(sc.GEN_AI_RESPONSE_MODEL) is not None:
         is_llm = True
         operation = "embeddings" if "embed" in span.name.lower() else "chat"
     else:
         operation = ""
 
-    if fields is not None and not is_llm:
-        for key in fields:
-            attributes[key] = _to_str(attrs[key])
+    if not is_llm:  # column keys of LLM rows are plain attributes of other spans (after the plain keys, in order)
+        for key, value in attrs.items():
+            if classify_key(key) == LLM_FIELD:
+                attributes[key] = _to_str(value)
 
     # 3. events: exceptions, first token, content events
+    read = batch.read
     exception_type = None
     first_token_event_ns = None
     if span.events:
@@ -1036,18 +858,18 @@ def _convert(
             name = event.name
             if name == "exception":
                 if exception_type is None:
-                    exception_type = _as_str(_attributes(event.attributes).get(EXCEPTION_TYPE)) or None
+                    exception_type = _as_str(read(event.attributes).get(EXCEPTION_TYPE)) or None
             elif name == OPENINFERENCE_FIRST_TOKEN_EVENT:
                 if first_token_event_ns is None:
                     first_token_event_ns = event.time_unix_nano
             elif name == VERCEL_FIRST_CHUNK_EVENT:
-                event_attrs = _attributes(event.attributes)
-                ms = _as_float(_first(event_attrs, _MS_TO_FIRST_CHUNK_KEYS))
+                event_attrs = read(event.attributes)
+                ms = _as_float(_first(event_attrs, MS_TO_FIRST_CHUNK_KEYS))
                 if ms is not None and first_token_event_ns is None:
-                    first_token_event_ns = span.start_time_unix_nano + int(ms * 1e6 + 0.5)
-            elif name in _CONTENT_EVENTS and capture:
-                attr_name, code = _CONTENT_EVENTS[name]
-                text = _attributes(event.attributes).get(attr_name)
+                    first_token_event_ns = start_ns + int(ms * 1e6 + 0.5)
+            elif name in CONTENT_EVENTS and capture:
+                attr_name, code = CONTENT_EVENTS[name]
+                text = read(event.attributes).get(attr_name)
                 if text is not None:
                     if found is None:
                         found = {}
@@ -1064,28 +886,27 @@ def _convert(
     elif len(attributes) > MAX_ATTRIBUTES:
         attributes = _capped(attributes, {})
 
-    start_ns = span.start_time_unix_nano
-    end_ns = span.end_time_unix_nano
-    trace_id = span.trace_id.hex()
-    span_id = span.span_id.hex()
-    parent = span.parent_span_id
+    trace_id = trace_bytes.hex()
+    span_id = span_bytes.hex()
     parent_span_id = parent.hex() if parent and parent != _ZERO_SPAN_ID else ""
     start_us = start_ns // 1000
+    project_id = batch.project_id
 
     if is_llm:
         row = _llm_row(
             attrs, span, operation, project_id, service, trace_id, span_id, parent_span_id, start_ns, end_ns,
-            attributes, exception_type, first_token_event_ns, index, errors,
+            attributes, exception_type, first_token_event_ns, index, batch.errors,
         )  # fmt: skip
-        llm_calls.append(row)
+        batch.llm_calls.append(row)
         model, template = row.model, row.prompt_template
     else:
         code = span.status.code
         message = span.status.message
         if message:
-            message = redactor.redact(message[:MAX_ATTRIBUTE_CHARS]).text
-        spans.append(
-            SpanRow._make(
+            message = batch.redactor.redact(message[:MAX_ATTRIBUTE_CHARS]).text
+        batch.spans.append(
+            _new_row(
+                SpanRow,
                 (
                     project_id,  # project_id
                     start_us,  # start_time
@@ -1104,14 +925,15 @@ def _convert(
                 )
             )
         )
-        model = _as_str(_first(attrs, _ANY_MODEL_KEYS))
+        model = _first_str(get, ANY_MODEL_KEYS)
         template = _as_str(get(sc.PROMPT_TEMPLATE))
 
     if found:
-        prompt = _redact_capped(redactor, _content_text(found, _PROMPT), redactions)
-        completion = _redact_capped(redactor, _content_text(found, _COMPLETION), redactions)
+        redactor = batch.redactor
+        prompt = _redact_capped(redactor, _content_text(found, PROMPT), batch.redactions)
+        completion = _redact_capped(redactor, _content_text(found, COMPLETION), batch.redactions)
         if prompt or completion:
-            prompt_logs.append(
+            batch.prompt_logs.append(
                 PromptLogRow(
                     project_id=project_id,
                     start_time=start_us,
@@ -1124,6 +946,7 @@ def _convert(
                     redaction=redactor.policy,
                 )
             )
+    return None
 
 
 def _capped(attributes: dict[str, str], scope_attrs: dict[str, str]) -> dict[str, str]:
@@ -1159,38 +982,89 @@ def _llm_row(
     index: int,
     errors: _Errors,
 ) -> LlmCallRow:
+    # This runs for every LLM call, so it is written for the interpreter: a column with alternative spellings reads
+    # its first spelling inline (the usual case) and calls _first() for the others only when that one is absent;
+    # values are converted only when they are not already the right type.
     get = attrs.get
-    provider = _provider(_first(attrs, _PROVIDER_KEYS))
+    provider = get(sc.GEN_AI_PROVIDER_NAME)
+    if provider is None or provider == "":
+        provider = _first(attrs, PROVIDER_KEYS)
+    if provider is not None:
+        provider = canonical_provider(provider if type(provider) is str else _to_str(provider))
+    else:
+        provider = ""
+    request_model = get(sc.GEN_AI_REQUEST_MODEL)
+    if request_model is None or request_model == "":
+        request_model = _first(attrs, REQUEST_MODEL_KEYS)
+    if type(request_model) is not str:
+        request_model = _as_str(request_model)
+    response_model = get(sc.GEN_AI_RESPONSE_MODEL)
+    if response_model is None or response_model == "":
+        response_model = _first(attrs, RESPONSE_MODEL_KEYS)
+    if type(response_model) is not str:
+        response_model = _as_str(response_model)
+    response_id = get(sc.GEN_AI_RESPONSE_ID)
+    if response_id is None or response_id == "":
+        response_id = _first(attrs, RESPONSE_ID_KEYS)
+    if type(response_id) is not str:
+        response_id = _as_str(response_id)
+    template = get(sc.PROMPT_TEMPLATE)
+    if template is None or template == "":
+        template = _first(attrs, PROMPT_TEMPLATE_KEYS)
+    if type(template) is not str:
+        template = _as_str(template)
+    version = get(sc.PROMPT_VERSION)
+    if version is None or version == "":
+        version = _first(attrs, PROMPT_VERSION_KEYS)
+    if type(version) is not str:
+        version = _as_str(version)
+    feature = get(sc.FEATURE, "")
+    if type(feature) is not str:
+        feature = _as_str(feature)
+    experiment = get(sc.EXPERIMENT, "")
+    if type(experiment) is not str:
+        experiment = _as_str(experiment)
+    variant = get(sc.VARIANT, "")
+    if type(variant) is not str:
+        variant = _as_str(variant)
+    user_hash = get(sc.USER_HASH, "")
+    if type(user_hash) is not str:
+        user_hash = _as_str(user_hash)
 
     # models: request model is the grouping key, response model the fallback
     invocation = None
-    request_model = _as_str(_first(attrs, _REQUEST_MODEL_KEYS))
     if not request_model and get(OI_INVOCATION_PARAMETERS) is not None:
         invocation = _json_object(get(OI_INVOCATION_PARAMETERS))
         if isinstance(invocation, dict):
             request_model = _as_str(invocation.get("model"))
-    response_model = _as_str(_first(attrs, _RESPONSE_MODEL_KEYS))
 
     # usage
-    usage = _read_usage(attrs, provider)
-    for problem in usage.invalid:
+    input_tokens, output_tokens, cache_read, cache_write, reasoning, no_usage, invalid = _usage(attrs, provider)
+    for problem in invalid:
         errors.add(f"span {index}: {problem}; usage marked missing")
-    input_tokens, output_tokens, cache_read, cache_write, reasoning = _normalise_usage(usage)
-    no_usage = usage.input is None and usage.output is None
-    usage_missing = bool(_as_bool(get(sc.USAGE_MISSING))) or no_usage or bool(usage.invalid)
 
     # status
-    error_type = _as_str(get(sc.ERROR_TYPE)) or exception_type or ""
+    error_attribute = get(sc.ERROR_TYPE)
+    level = get(LF_LEVEL)
+    error_type = _as_str(error_attribute) or exception_type or ""
     is_error = (
         span.status.code == _STATUS_ERROR
-        or bool(get(sc.ERROR_TYPE))
-        or _as_str(get(LF_LEVEL)).upper() == "ERROR"
+        or bool(error_attribute)
+        or (level is not None and _as_str(level).upper() == "ERROR")
     )
     if is_error and not error_type:
         error_type = "_OTHER"  # the GenAI conventions' fallback value for error.type
 
+    # missing usage: only a call that should have reported usage (a failed call without counts had none to report)
+    flag = get(sc.USAGE_MISSING)
+    usage_missing = bool(flag is not None and _as_bool(flag)) or bool(invalid) or (no_usage and not is_error)
+
     # streaming and time to first token (all spellings, ours first; landscape.md §4)
-    streamed = _as_bool(_first(attrs, _STREAM_KEYS))
+    streamed = get(sc.STREAMED)
+    if streamed is None or streamed == "":
+        streamed = _first(attrs, STREAM_KEYS)
+    if type(streamed) is not bool:
+        streamed = None if streamed is None else _as_bool(streamed)
     if streamed is None:
         operation_id = get(VERCEL_OPERATION_ID)
         if operation_id is not None and _as_str(operation_id).endswith("doStream"):
@@ -1203,14 +1077,20 @@ def _llm_row(
                 params = _json_object(get(LF_MODEL_PARAMETERS))
             if isinstance(params, dict) and "stream" in params:
                 streamed = _as_bool(params["stream"])
-    ttft_ns = _ttft_ns(attrs, start_ns, first_token_event_ns)
+    absolute = get(sc.FIRST_TOKEN_TIME_UNIX_NANO)  # our SDK's absolute first-token time: the usual case, inline
+    if type(absolute) is int and absolute > 0:
+        ttft_ns = absolute - start_ns if absolute >= start_ns else None
+    else:
+        ttft_ns = _ttft_ns(attrs, start_ns, first_token_event_ns)
     if streamed is None:
         streamed = ttft_ns is not None  # only streamed responses have a first token distinct from the end
     if not streamed:
         ttft_ns = None
     ttft_ms = max(1, int(ttft_ns / 1e6 + 0.5)) if ttft_ns is not None else 0
 
-    decode_tps = _as_float(get(sc.DECODE_TOKENS_PER_SECOND))
+    decode_tps = get(sc.DECODE_TOKENS_PER_SECOND)
+    if type(decode_tps) is not float or not math.isfinite(decode_tps):
+        decode_tps = _as_float(decode_tps)
     if decode_tps is None or decode_tps < 0:
         decode_tps = 0.0
         if ttft_ns is not None and output_tokens > 1 and not usage_missing:
@@ -1219,18 +1099,40 @@ def _llm_row(
                 decode_tps = round((output_tokens - 1) / decode_s, 3)
 
     # quality flags
-    finish = _finish_reason(_first(attrs, _FINISH_REASON_KEYS))
-    truncated = _as_bool(get(sc.TRUNCATED))
+    finish = get(sc.GEN_AI_RESPONSE_FINISH_REASONS)
+    if finish is None or finish == "":
+        finish = _first(attrs, FINISH_REASON_KEYS)
+    if type(finish) is list and finish and type(finish[0]) is str and finish[0]:  # the usual shape: ["stop"]
+        finish = finish[0].lower().replace("-", "_")
+    else:
+        finish = _finish_reason(finish)
+    truncated = get(sc.TRUNCATED)
+    if truncated is not None:
+        truncated = _as_bool(truncated)
     if truncated is None:
-        truncated = finish in _TRUNCATION_REASONS
-    refusal = bool(_as_bool(get(sc.REFUSAL))) or finish in _REFUSAL_REASONS
-    empty = _as_bool(get(sc.EMPTY_RESPONSE))
+        truncated = finish in TRUNCATION_REASONS
+    refusal = get(sc.REFUSAL)
+    refusal = bool(refusal is not None and _as_bool(refusal)) or finish in REFUSAL_REASONS
+    empty = get(sc.EMPTY_RESPONSE)
+    if empty is not None:
+        empty = _as_bool(empty)
     if empty is None:
         empty = not is_error and not usage_missing and output_tokens == 0 and operation != "embeddings"
+    tool_calls = get(sc.TOOL_CALLS, 0)
+    if type(tool_calls) is not int or tool_calls < 0:
+        tool_calls = _nonnegative(tool_calls)
+    tool_call_failures = get(sc.TOOL_CALL_FAILURES, 0)
+    if type(tool_call_failures) is not int or tool_call_failures < 0:
+        tool_call_failures = _nonnegative(tool_call_failures)
+    response_chars = get(sc.RESPONSE_CHARS, 0)
+    if type(response_chars) is not int or response_chars < 0:
+        response_chars = _nonnegative(response_chars)
 
-    # Column order of rows.LlmCallRow; _make skips the keyword parsing of a 43-field NamedTuple (3x faster).
-    # The whole-row tests build their expectations by keyword, so a reordered rows.py fails them.
-    return LlmCallRow._make(
+    # Column order of rows.LlmCallRow; tuple.__new__ skips the keyword parsing of a 42-field NamedTuple (and the
+    # length check of _make). The whole-row tests build their expectations by keyword, so a reordered rows.py
+    # fails them.
+    return _new_row(
+        LlmCallRow,
         (
             project_id,  # project_id
             start_ns // 1000,  # start_time
@@ -1238,7 +1140,7 @@ def _llm_row(
             trace_id,  # trace_id
             span_id,  # span_id
             parent_span_id,  # parent_span_id
-            _as_str(_first(attrs, _RESPONSE_ID_KEYS)),  # response_id
+            response_id,  # response_id
             service,  # service_name
             span.name,  # span_name
             request_model or response_model,  # model
@@ -1262,19 +1164,19 @@ def _llm_row(
             refusal,  # refusal
             empty,  # empty_response
             truncated,  # truncated
-            _nonnegative(get(sc.TOOL_CALLS)),  # tool_calls
-            _nonnegative(get(sc.TOOL_CALL_FAILURES)),  # tool_call_failures
-            _nonnegative(get(sc.RESPONSE_CHARS)),  # response_chars
-            _as_str(get(sc.FEATURE)),  # feature
-            _as_str(_first(attrs, _PROMPT_TEMPLATE_KEYS)),  # prompt_template
-            _as_str(_first(attrs, _PROMPT_VERSION_KEYS)),  # prompt_version
-            _as_str(get(sc.EXPERIMENT)),  # experiment
-            _as_str(get(sc.VARIANT)),  # variant
-            _as_str(get(sc.USER_HASH)),  # user_hash
+            tool_calls,  # tool_calls
+            tool_call_failures,  # tool_call_failures
+            response_chars,  # response_chars
+            feature,  # feature
+            template,  # prompt_template
+            version,  # prompt_version
+            experiment,  # experiment
+            variant,  # variant
+            user_hash,  # user_hash
             0.0,  # cost_usd: pricing stamps cost_usd and price_version after normalisation
             "",  # price_version
             attributes,  # attributes
-        )
+        ),
     )
 
 
@@ -1286,16 +1188,18 @@ def _nonnegative(value: Any) -> int:
 def _ttft_ns(attrs: dict[str, Any], start_ns: int, first_token_event_ns: int | None) -> int | None:
     """Time to first token in ns from whichever spelling the span carries; None when unknown or negative."""
     get = attrs.get
-    absolute = _as_int(get(sc.FIRST_TOKEN_TIME_UNIX_NANO))  # our SDK: absolute time of the first token
+    absolute = get(sc.FIRST_TOKEN_TIME_UNIX_NANO)  # our SDK: absolute time of the first token
+    if type(absolute) is not int:
+        absolute = _as_int(absolute)
     ttft: float | None = None
     if absolute is not None and absolute > 0:
         ttft = absolute - start_ns
     else:
-        seconds = _as_float(_first(attrs, _TTFT_SECONDS_KEYS))
+        seconds = _as_float(_first(attrs, TTFT_SECONDS_KEYS))
         if seconds is not None:
             ttft = seconds * 1e9
         else:
-            ms = _as_float(_first(attrs, _MS_TO_FIRST_CHUNK_KEYS))
+            ms = _as_float(_first(attrs, MS_TO_FIRST_CHUNK_KEYS))
             if ms is not None:
                 ttft = ms * 1e6
             elif first_token_event_ns:

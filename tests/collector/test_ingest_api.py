@@ -227,3 +227,14 @@ def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, ke
         assert budget.used == 0  # released once committed
         assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in client.get("/metrics").text
     assert count(store) == 5
+
+
+def test_spans_outside_the_retention_window_are_rejected_by_name(client, store, keys):
+    old = payloads.otel_genai_span()
+    old.start_time_unix_nano, old.end_time_unix_nano = 1_000_000_000, 2_000_000_000  # 1970
+    response = post(client, payloads.make_request(old, payloads.otel_genai_span()).SerializeToString(),
+                    keys.ingest)
+    partial = ExportTraceServiceResponse.FromString(response.content).partial_success
+    assert response.status_code == 200 and partial.rejected_spans == 1
+    assert "retention" in partial.error_message
+    assert count(store) == 1

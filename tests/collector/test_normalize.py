@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import math
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
@@ -10,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from inferwatch_collector import conventions
 from inferwatch_collector import normalize as normalize_module
 from inferwatch_collector.normalize import (
     DROPPED_ATTRIBUTES_KEY,
@@ -20,7 +24,8 @@ from inferwatch_collector.normalize import (
     NormalizedBatch,
     normalize,
 )
-from inferwatch_collector.otlp_decode import decode_traces
+from inferwatch import semconv as sc
+from inferwatch_collector.otlp_decode import MalformedPayload, decode_traces, decode_traces_fast, to_fast
 from inferwatch_collector.redaction import REGEX_POLICY, RedactionResult
 from inferwatch_collector.rows import LlmCallRow, PromptLogRow, SpanRow
 
@@ -42,7 +47,13 @@ BASE_ATTRIBUTES = {  # resource attributes (minus service.name) and the scope, o
 
 
 def run(*spans: Any, **kwargs: Any) -> NormalizedBatch:
-    return normalize(P.make_request(*spans), "p1", **kwargs)
+    """normalize() on the fast input ingest uses. The standard message must give the identical batch (checked
+    unless a custom redactor is passed: those count their calls)."""
+    request = P.make_request(*spans)
+    batch = normalize(to_fast(request), "p1", **kwargs)
+    if "redactor" not in kwargs:
+        assert normalize(request, "p1", **kwargs) == batch
+    return batch
 
 
 def one_call(span: Any, **kwargs: Any) -> LlmCallRow:
@@ -371,6 +382,26 @@ def test_missing_usage_is_flagged_never_silently_zero() -> None:
     assert embeddings.operation == "embeddings"
 
 
+def test_a_failed_call_without_usage_is_not_usage_missing() -> None:
+    rate_limited = fixed_ids(P.make_span("chat m", {
+        "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", "error.type": "openai.RateLimitError",
+    }, duration_ms=120))  # fmt: skip
+    assert one_call(rate_limited) == expected_call(
+        rate_limited, model="m", request_model="m", status="error", error_type="openai.RateLimitError",
+        usage_missing=False,  # there was no usage to report: nothing to price, nothing missing
+    )  # fmt: skip
+    bare = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+    by_status = one_call(P.make_span("chat m", bare, status_code=P.STATUS_ERROR))
+    by_level = one_call(P.make_span("chat m", {**bare, "langfuse.observation.level": "ERROR"}))
+    assert [(r.status, r.usage_missing) for r in (by_status, by_level)] == [("error", False), ("error", False)]
+    # an explicit flag and an unusable reported count still mark a failed call
+    flagged = one_call(P.make_span("chat m", {**bare, "error.type": "timeout", "inferwatch.usage_missing": True}))
+    absurd = one_call(P.make_span("chat m", {**bare, "error.type": "timeout", "gen_ai.usage.output_tokens": -5}))
+    assert (flagged.usage_missing, absurd.usage_missing) == (True, True)
+    # a successful call without counts is still missing usage
+    assert one_call(P.make_span("chat m", bare)).usage_missing
+
+
 @pytest.mark.parametrize("bad", [-5, MAX_TOKENS_PER_CALL + 1, "lots", 1.5e300, [1, 2]])
 def test_absurd_token_counts_are_dropped_and_flagged_not_rejected(bad: Any) -> None:
     batch = run(P.otel_genai_span(**{"gen_ai.usage.output_tokens": bad}))
@@ -684,6 +715,57 @@ def test_invalid_spans_are_rejected_one_by_one(span: Any, message: str) -> None:
     assert len(batch.llm_calls) == 1 and len(batch.spans) == 1
 
 
+def _utc(ns: int) -> str:
+    return datetime.fromtimestamp(ns // 10**9, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+DAY_NS = 86_400 * 10**9
+HOUR_NS = 3600 * 10**9
+Y2100_NS = 4_102_444_800 * 10**9  # 2100-01-01T00:00:00Z
+
+
+@pytest.mark.parametrize(
+    ("start", "message"),
+    [
+        (1, "start_time 1970-01-01T00:00:00Z is older than the 90-day retention"),
+        (Y2100_NS, "start_time 2100-01-01T00:00:00Z is more than 1 hour in the future"),
+    ],
+)
+def test_spans_outside_the_retention_window_are_rejected(start: int, message: str) -> None:
+    span = P.otel_genai_span()
+    span.start_time_unix_nano, span.end_time_unix_nano = start, start + 10**9
+    batch = run(P.retrieval_span(), span, P.otel_genai_span())  # now = the current time
+    assert batch.rejected == 1
+    assert batch.errors == [f"span 1: {message}"]
+    assert len(batch.llm_calls) == 1 and len(batch.spans) == 1
+
+
+def test_the_retention_window_edges_and_its_parameters() -> None:
+    now = 1_767_225_600 * 10**9  # 2026-01-01T00:00:00Z
+
+    def outcome(start: int, **kwargs: Any) -> str | None:
+        span = P.otel_genai_span()
+        span.start_time_unix_nano, span.end_time_unix_nano = start, start + 10**9
+        batch = run(span, now_ns=now, **kwargs)
+        assert batch.rejected + len(batch.llm_calls) == 1
+        return batch.errors[0] if batch.errors else None
+
+    assert outcome(now - 90 * DAY_NS) is None  # just inside: as old as the retention allows
+    assert outcome(now - 90 * DAY_NS - 1) == (
+        f"span 0: start_time {_utc(now - 90 * DAY_NS - 1)} is older than the 90-day retention")
+    assert outcome(now + HOUR_NS) is None  # just inside: an hour of clock skew is tolerated
+    assert outcome(now + HOUR_NS + 1) == (
+        f"span 0: start_time {_utc(now + HOUR_NS)} is more than 1 hour in the future")
+    assert outcome(now) is None and outcome(now - 30 * DAY_NS) is None
+    # the retention comes from the caller (Settings.retention_days)
+    assert outcome(now - 6 * DAY_NS, retention_days=7) is None
+    assert outcome(now - 8 * DAY_NS, retention_days=7) == (
+        f"span 0: start_time {_utc(now - 8 * DAY_NS)} is older than the 7-day retention")
+    assert outcome(now - 400 * DAY_NS, retention_days=3650) is None
+    with pytest.raises(ValueError, match="retention_days"):
+        normalize(P.make_request(P.otel_genai_span()), "p1", retention_days=0)
+
+
 def test_zero_parent_is_a_root_and_zero_duration_is_valid() -> None:
     span = fixed_ids(P.otel_genai_span(), parent=bytes(8))
     span.end_time_unix_nano = span.start_time_unix_nano
@@ -728,7 +810,7 @@ _ANY_VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=6,
 )  # fmt: skip
-_KNOWN_KEYS = sorted(normalize_module._LLM_FIELDS | set(normalize_module._CONTENT_EXACT)) + [
+_KNOWN_KEYS = sorted(conventions.LLM_FIELDS | set(conventions.CONTENT_EXACT)) + [
     "gen_ai.operation.name", "gen_ai.prompt.0.content", "llm.input_messages.x.message.content",
 ]  # fmt: skip
 
@@ -875,8 +957,9 @@ def test_hand_written_otlp_json_matches_the_protobuf_equivalent() -> None:
         span, resource={"service.name": "checkout"}, scope="opentelemetry.instrumentation.openai_v2",
         scope_version="",
     )  # fmt: skip
-    from_json = normalize(decode_traces(HAND_WRITTEN_JSON, "application/json", None, 1 << 20), "p1")
-    assert from_json == normalize(request, "p1")
+    now_ns = 1_767_225_600_000_000_000 + 3600 * 10**9  # the fixed timestamps are inside the retention window
+    from_json = normalize(decode_traces(HAND_WRITTEN_JSON, "application/json", None, 1 << 20), "p1", now_ns=now_ns)
+    assert from_json == normalize(request, "p1", now_ns=now_ns)
     (row,) = from_json.llm_calls
     assert (row.service_name, row.input_tokens, row.output_tokens, row.ttft_ms, row.decode_tps) == (
         "checkout", 812, 201, 400, 125.0)
@@ -887,3 +970,190 @@ def test_hand_written_otlp_json_matches_the_protobuf_equivalent() -> None:
 
 def test_empty_request() -> None:
     assert normalize(ExportTraceServiceRequest(), "p1") == NormalizedBatch([], [], [], 0, [], {})
+
+
+# --- the fast decoder gives the same rows as the standard one ----------------------------------------------------
+PROTOBUF = "application/x-protobuf"
+BUILDERS = sorted(  # every convention's payload builder, including any added later
+    name for name, value in vars(P).items()
+    if name.endswith("_span") and name != "make_span" and inspect.isfunction(value)
+)
+
+
+def same_rows(request: ExportTraceServiceRequest, **kwargs: Any) -> NormalizedBatch:
+    """Rows of one request through the wire and each decoder; asserts they are identical."""
+    body = request.SerializeToString()
+    fast = normalize(decode_traces_fast(body, PROTOBUF, None, 1 << 26), "p1", **kwargs)
+    standard = normalize(decode_traces(body, PROTOBUF, None, 1 << 26), "p1", **kwargs)
+    assert fast == standard
+    return fast
+
+
+@pytest.mark.parametrize("capture", ["redacted", "off"])
+@pytest.mark.parametrize("builder", BUILDERS)
+def test_fast_and_standard_decoders_give_identical_rows_for_every_convention(builder: str, capture: str) -> None:
+    assert len(BUILDERS) >= 15
+    batch = same_rows(P.make_request(getattr(P, builder)()), content_capture=capture)
+    assert batch.rejected == 0 and len(batch.llm_calls) + len(batch.spans) == 1
+
+
+def test_fast_and_standard_decoders_give_identical_rows_for_benchmark_batches() -> None:
+    assert len(same_rows(P.genai_batch(16)).llm_calls) == 16
+    assert len(same_rows(P.genai_batch(16, content_chars=1000)).prompt_logs) == 16
+
+
+EVERY_KIND: dict[str, Any] = {
+    "app.text": "plain", "app.empty": "", "app.int": 42, "app.negative": -7, "app.max": 2**63 - 1,
+    "app.min": -(2**63), "app.double": 2.5, "app.nan": math.nan, "app.inf": -math.inf, "app.true": True,
+    "app.false": False, "app.bytes": b"\x00\xff", "app.no_bytes": b"", "app.array": ["a", 1, [True, None, 2.5]],
+    "app.empty_array": [], "app.kvlist": {"x": 1, "y": {"z": b"\x01", "w": [None]}}, "app.empty_kvlist": {},
+    "app.unset": None, "app.unicode": "héllo → 世界 🚀", "app.long": "é" * (MAX_ATTRIBUTE_CHARS + 10),
+    "app.medium": "x" * 300,  # longer than the memo keeps
+}  # fmt: skip
+
+
+def test_every_value_kind_in_span_event_and_resource_attributes() -> None:
+    events = [
+        P.event("exception", P.T0 + 1, {"exception.type": ["not", "a", "string"], **EVERY_KIND}),
+        P.event("exception", P.T0 + 2, {"exception.type": "second"}),
+        P.event("gen_ai.content.prompt", P.T0 + 3, {"gen_ai.prompt": {"role": "user", "content": "hi"}}),
+        P.event("gen_ai.content.completion", P.T0 + 4, {"gen_ai.completion": ["a", 1]}),
+        P.event("ai.stream.firstChunk", P.T0 + 5, {"ai.response.msToFirstChunk": "12.5"}),
+        P.event("First Token Stream Event", P.T0 + 6, EVERY_KIND),
+        P.event("something.else", P.T0 + 7, EVERY_KIND),
+    ]
+    llm = P.make_span("chat m", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", **EVERY_KIND},
+                      events=events, status_code=P.STATUS_ERROR)  # fmt: skip
+    other = P.make_span("step", dict(EVERY_KIND), kind=P.INTERNAL, events=events)
+    resource = {**P.DEFAULT_RESOURCE, **{f"res.{k}": v for k, v in EVERY_KIND.items()}, "service.name": 7}
+    for capture in ("redacted", "off"):
+        batch = same_rows(P.make_request(llm, other, resource=resource), content_capture=capture)
+        assert batch.rejected == 0, batch.errors
+        (call,), (span,) = batch.llm_calls, batch.spans
+        assert call.error_type == '["not","a","string"]' and call.service_name == "7"
+        assert span.attributes["app.kvlist"] == '{"x":1,"y":{"z":"01","w":[null]}}'
+        assert span.attributes["res.app.bytes"] == "00ff" and span.attributes["app.unset"] == ""
+
+
+def test_a_key_sent_twice_keeps_its_first_position_and_its_last_value() -> None:
+    span = P.make_span("step", {"gen_ai.operation.name": "execute_tool", "app.first": 1, "app.k": "one",
+                                "app.middle": 2}, kind=P.INTERNAL)  # fmt: skip
+    span.attributes.extend([P.kv("app.k", "two"), P.kv("gen_ai.request.model", "a"),
+                            P.kv("gen_ai.request.model", "b")])  # fmt: skip
+    llm = P.otel_genai_span()
+    llm.attributes.extend([P.kv("gen_ai.usage.output_tokens", 7), P.kv("app.k", 1), P.kv("app.k", [2])])
+    batch = same_rows(P.make_request(span, llm))
+    attributes = batch.spans[0].attributes
+    assert [k for k in attributes if k.startswith(("app.", "gen_ai."))] == [
+        "app.first", "app.k", "app.middle", "gen_ai.request.model"]
+    assert (attributes["app.k"], attributes["gen_ai.request.model"]) == ("two", "b")
+    (call,) = batch.llm_calls
+    assert (call.output_tokens, call.attributes["app.k"]) == (7, "[2]")
+
+
+_EVENT_NAMES = st.sampled_from(
+    ["exception", "First Token Stream Event", "ai.stream.firstChunk", "gen_ai.content.prompt",
+     "gen_ai.content.completion", "log"]
+)  # fmt: skip
+_EVENT_KEYS = st.sampled_from(
+    ["exception.type", "ai.response.msToFirstChunk", "gen_ai.prompt", "gen_ai.completion", "message"]
+)
+_ANY_KEYS = st.one_of(
+    st.sampled_from(
+        [*_KNOWN_KEYS, "app.k", "authorization", "llm.tools.0.name", "service.name", "gen_ai.tool.definitions"]
+    ),
+    st.text(max_size=12),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pairs=st.lists(st.tuples(_ANY_KEYS, _ANY_VALUES), max_size=16),
+    resource=st.lists(st.tuples(_ANY_KEYS, _ANY_VALUES), max_size=5),
+    events=st.lists(
+        st.tuples(_EVENT_NAMES, st.lists(st.tuples(_EVENT_KEYS, _ANY_VALUES), max_size=3)), max_size=3
+    ),
+    status=st.integers(0, 2),
+    capture=st.sampled_from(["redacted", "off"]),
+)
+def test_random_attribute_sets_give_identical_rows_from_both_decoders(
+    pairs: list[tuple[str, Any]], resource: list[tuple[str, Any]], events: list[tuple[str, list[tuple[str, Any]]]],
+    status: int, capture: str,
+) -> None:  # fmt: skip
+    span = P.make_span("chat m", {}, status_code=status)
+    span.attributes.extend(P.kv(key, value) for key, value in pairs)  # duplicates included, in order
+    for i, (name, event_pairs) in enumerate(events):
+        event = span.events.add(name=name, time_unix_nano=P.T0 + i)
+        event.attributes.extend(P.kv(key, value) for key, value in event_pairs)
+    request = P.make_request(span, resource={})
+    request.resource_spans[0].resource.attributes.extend(P.kv(key, value) for key, value in resource)
+    batch = same_rows(request, content_capture=capture)
+    assert batch.rejected == 0, batch.errors
+
+
+# --- fast input: what only it can meet ---------------------------------------------------------------------------
+BAD_KEY_VALUE = b"\x0a\x02\xff\xfe"  # a KeyValue whose key is not UTF-8
+
+
+def test_fast_input_rejects_a_span_with_an_invalid_attribute_alone() -> None:
+    request = to_fast(P.make_request(P.retrieval_span(), P.otel_genai_span(), P.openlit_span()))
+    spans = request.resource_spans[0].scope_spans[0].spans
+    spans[0].attributes.append(BAD_KEY_VALUE)
+    spans[2].events[0].attributes.append(b"\x0a\x05ab")  # truncated: length 5, 2 bytes follow
+    batch = normalize(request, "p1")
+    assert batch.rejected == 2 and len(batch.llm_calls) == 1
+    assert batch.errors == [
+        "span 0: attribute is not a valid OTLP KeyValue (bad protobuf or a string that is not UTF-8)",
+        "span 2: attribute is not a valid OTLP KeyValue (bad protobuf or a string that is not UTF-8)",
+    ]
+    # the standard decoder refuses the whole request instead (upb validates every string when parsing)
+    with pytest.raises(MalformedPayload):
+        decode_traces(request.SerializeToString(), PROTOBUF, None, 1 << 20)
+
+
+def test_fast_input_with_an_invalid_resource_attribute_rejects_that_resource_only() -> None:
+    request = to_fast(P.make_request(P.retrieval_span(), P.otel_genai_span()))
+    request.MergeFrom(to_fast(P.make_request(P.tool_span())))  # a second resource, intact
+    request.resource_spans[0].resource.attributes.append(BAD_KEY_VALUE)
+    batch = normalize(request, "p1")
+    assert batch.rejected == 2 and [row.operation for row in batch.spans] == ["execute_tool"]
+    assert batch.errors == [
+        f"span {i}: resource attribute is not a valid OTLP KeyValue (bad protobuf or a string that is not UTF-8)"
+        for i in (0, 1)
+    ]
+
+
+def test_the_attribute_memo_is_bounded_and_never_changes_rows(monkeypatch: pytest.MonkeyPatch) -> None:
+    standard = P.make_request(*all_conventions(), P.make_span("step", EVERY_KIND, kind=P.INTERNAL))
+    reference = normalize(standard, "p1")
+    request = to_fast(standard)
+    normalize_module._KV_CACHE.clear()
+    assert normalize(request, "p1") == reference  # cold
+    assert normalize(request, "p1") == reference  # warm: memoised values (lists, dicts) were not mutated
+    assert 0 < len(normalize_module._KV_CACHE) and all(len(raw) <= 256 for raw in normalize_module._KV_CACHE)
+    monkeypatch.setattr(normalize_module, "_KV_CACHE_LIMIT", 5)
+    normalize_module._KV_CACHE.clear()
+    for _ in range(2):
+        assert normalize(request, "p1") == reference
+        assert len(normalize_module._KV_CACHE) <= 5  # cleared when full, refilled
+    monkeypatch.setattr(normalize_module, "_KV_CACHE_MAX_BYTES", 0)
+    normalize_module._KV_CACHE.clear()
+    assert normalize(request, "p1") == reference and not normalize_module._KV_CACHE
+
+
+def test_inline_first_spellings_are_the_tables_first_entries() -> None:
+    # _llm_row and _usage read the first spelling of each column inline and the rest through the tables
+    cv = conventions
+    firsts = [
+        (cv.PROVIDER_KEYS, sc.GEN_AI_PROVIDER_NAME), (cv.REQUEST_MODEL_KEYS, sc.GEN_AI_REQUEST_MODEL),
+        (cv.RESPONSE_MODEL_KEYS, sc.GEN_AI_RESPONSE_MODEL), (cv.RESPONSE_ID_KEYS, sc.GEN_AI_RESPONSE_ID),
+        (cv.PROMPT_TEMPLATE_KEYS, sc.PROMPT_TEMPLATE), (cv.PROMPT_VERSION_KEYS, sc.PROMPT_VERSION),
+        (cv.STREAM_KEYS, sc.STREAMED), (cv.FINISH_REASON_KEYS, sc.GEN_AI_RESPONSE_FINISH_REASONS),
+        (cv.INPUT_KEYS, sc.GEN_AI_USAGE_INPUT_TOKENS), (cv.OUTPUT_KEYS, sc.GEN_AI_USAGE_OUTPUT_TOKENS),
+        (cv.TOTAL_KEYS, cv.GEN_AI_USAGE_TOTAL_TOKENS),
+        (cv.REASONING_KEYS, sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS),
+        (cv.CACHE_READ_KEYS, sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS),
+        (cv.CACHE_WRITE_KEYS, sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS),
+    ]  # fmt: skip
+    for keys, first in firsts:
+        assert keys[0] == first

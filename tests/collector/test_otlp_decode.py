@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import tracemalloc
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from google.protobuf.message import DecodeError
+from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from inferwatch_collector.otlp_decode import (
+    FastTraceRequest,
     MalformedPayload,
     OtlpDecodeError,
     PayloadTooLarge,
     UnsupportedMediaType,
+    any_value_to_python,
+    decode_key_value,
     decode_traces,
+    decode_traces_fast,
     decompress,
+    to_fast,
 )
 
 from . import payloads as P
@@ -244,3 +255,118 @@ def test_errors_share_a_base_class_with_status() -> None:
     for cls, status in ((UnsupportedMediaType, 415), (PayloadTooLarge, 413), (MalformedPayload, 400)):
         assert issubclass(cls, OtlpDecodeError)
         assert cls("x").status == status
+
+
+# --- the fast decoder --------------------------------------------------------------------------------------------
+def as_standard(fast: Any) -> ExportTraceServiceRequest:
+    """A FastTraceRequest back into the standard message (the schemas are wire-compatible)."""
+    assert isinstance(fast, FastTraceRequest)
+    return ExportTraceServiceRequest.FromString(fast.SerializeToString())
+
+
+def test_fast_decoding_is_wire_compatible(request_message: ExportTraceServiceRequest) -> None:
+    body = request_message.SerializeToString()
+    fast = decode_traces_fast(body, PROTOBUF, None, MB)
+    assert as_standard(fast) == request_message
+    assert fast.SerializeToString() == body  # attributes re-encode byte for byte, in order
+    span = fast.resource_spans[0].scope_spans[0].spans[0]
+    original = request_message.resource_spans[0].scope_spans[0].spans[0]
+    for field in ("trace_id", "span_id", "parent_span_id", "name", "kind", "start_time_unix_nano",
+                  "end_time_unix_nano"):  # fmt: skip
+        assert getattr(span, field) == getattr(original, field)
+    assert [decode_key_value(raw) for raw in span.attributes] == [
+        (kv.key, any_value_to_python(kv.value)) for kv in original.attributes
+    ]
+    openinference = fast.resource_spans[0].scope_spans[0].spans[2]
+    assert (openinference.status.code, openinference.events[0].name) == (1, "First Token Stream Event")
+
+
+def test_fast_decoding_of_gzip_and_json_and_its_errors(request_message: ExportTraceServiceRequest) -> None:
+    body = request_message.SerializeToString()
+    assert as_standard(decode_traces_fast(gzip.compress(body), PROTOBUF, "gzip", MB)) == request_message
+    json_body = P.to_otlp_json(request_message)
+    assert as_standard(decode_traces_fast(json_body, JSON, None, MB)) == request_message
+    assert as_standard(to_fast(request_message)) == request_message
+    assert as_standard(decode_traces_fast(b"", PROTOBUF, None, MB)) == ExportTraceServiceRequest()
+    with pytest.raises(MalformedPayload, match="^invalid protobuf"):
+        decode_traces_fast(b"\x0a\xff\xff\xff\xff\x0f garbage", PROTOBUF, None, MB)
+    with pytest.raises(MalformedPayload, match="invalid JSON at resourceSpans"):
+        decode_traces_fast(b'{"resourceSpans": {}}', JSON, None, MB)
+    with pytest.raises(PayloadTooLarge):
+        decode_traces_fast(body, PROTOBUF, None, len(body) - 1)
+    with pytest.raises(UnsupportedMediaType):
+        decode_traces_fast(body, "text/plain", None, MB)
+
+
+ANY_VALUES = [
+    None, "", "x", "é" * 100, "y" * 300, 0, 1, -1, 127, 128, 2**63 - 1, -(2**63), True, False, 0.0, -0.0, 1.5,
+    math.inf, -math.inf, b"", b"\x00\xff", [], ["a", 1, [True]], {}, {"a": [1, {"b": None}]},
+]  # fmt: skip
+
+
+def same_value(a: Any, b: Any) -> bool:
+    return repr(a) == repr(b)  # tells -0.0 from 0.0 and 1 from True; nan == nan
+
+
+@pytest.mark.parametrize("value", ANY_VALUES, ids=repr)
+def test_decode_key_value_agrees_with_the_standard_parser(value: Any) -> None:
+    for key in ("k", "gen_ai.usage.input_tokens", "ключ", "k" * 200):
+        kv = P.kv(key, value)
+        assert same_value(decode_key_value(kv.SerializeToString()), (kv.key, any_value_to_python(kv.value)))
+    assert decode_key_value(KeyValue(key="only").SerializeToString()) == ("only", None)
+    nan_key, nan = decode_key_value(P.kv("n", math.nan).SerializeToString())
+    assert nan_key == "n" and math.isnan(nan)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        # fields out of order, repeated (the last wins), unknown fields, non-canonical varints: upb decides
+        (b"\x12\x03\x0a\x01v\x0a\x01k", ("k", "v")),
+        (b"\x0a\x01k\x12\x03\x0a\x01a\x12\x03\x0a\x01b", ("k", "b")),
+        (b"\x0a\x01k\x12\x05\x0a\x01a\x18\x07", ("k", 7)),  # two oneof members: the last one
+        (b"\x0a\x01k\x12\x03\x0a\x01v\x18\x05", ("k", "v")),  # unknown field 3 in KeyValue
+        (b"\x0a\x01k\x12\x05\x0a\x01v\x60\x01", ("k", "v")),  # unknown field 12 in AnyValue
+        (b"\x0a\x81\x00k\x12\x04\x0a\x81\x00v", ("k", "v")),  # lengths as two-byte varints
+        (b"\x0a\x01k\x12\x02\x10\x02", ("k", True)),  # a bool varint other than 1
+        (b"\x0a\x01k\x12\x03\x10\x81\x00", ("k", True)),
+        (b"\x0a\x01k\x12\x00", ("k", None)),  # empty AnyValue
+        (b"", ("", None)),  # an empty KeyValue
+    ],
+)
+def test_decode_key_value_on_unusual_encodings(raw: bytes, expected: tuple[str, Any]) -> None:
+    standard = KeyValue.FromString(raw)
+    assert decode_key_value(raw) == expected == (standard.key, any_value_to_python(standard.value))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"\x0a\x02\xff\xfe", b"\x0a\x01k\x12\x04\x0a\x02\xc3\x28", b"\x0a\x05ab", b"\x0a\x01k\x12\x05\x0a\x01",
+     b"\xff", b"\x0a\x01k\x12\x0b\x18\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"],
+)  # fmt: skip
+def test_decode_key_value_refuses_what_the_standard_parser_refuses(raw: bytes) -> None:
+    with pytest.raises(DecodeError):
+        KeyValue.FromString(raw)
+    with pytest.raises(MalformedPayload, match="not a valid OTLP KeyValue") as info:
+        decode_key_value(raw)
+    assert info.value.status == 400
+
+
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=300)
+    | st.binary(max_size=300),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=st.text(max_size=200), value=_VALUES)
+def test_decode_key_value_matches_upb_on_random_values(key: str, value: Any) -> None:
+    kv = P.kv(key, value)
+    assert same_value(decode_key_value(kv.SerializeToString()), (kv.key, any_value_to_python(kv.value)))
+
+
+def test_any_value_to_python_of_every_kind() -> None:
+    assert any_value_to_python(AnyValue()) is None
+    assert any_value_to_python(P.any_value({"a": [1, "b", b"c"]})) == {"a": [1, "b", b"c"]}

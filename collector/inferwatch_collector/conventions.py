@@ -1,0 +1,360 @@
+"""Attribute names of every supported telemetry convention, and how each attribute key is classified.
+
+One place lists every name the collector reads, so supporting a new instrumentation (or a renamed attribute) is
+an edit here, and :mod:`.normalize` keeps only the algorithm. Pure data plus two tiny helpers
+(:func:`classify_key`, :func:`canonical_provider`); no I/O, nothing per request.
+
+Conventions covered: OTel GenAI semantic conventions, current names (from :mod:`inferwatch.semconv`, which also
+holds our SDK's ``inferwatch.*`` names) and deprecated ones; OpenLLMetry/Traceloop; OpenInference (Arize
+Phoenix); Langfuse (OTel-based SDKs v3+); Vercel AI SDK; Sentry AI monitoring; OpenLIT.
+
+Tuples named ``*_KEYS`` are alternative spellings of one value in priority order (ours and the current OTel names
+first): the first key present with a non-empty value wins. How the values are combined (usage normalisation,
+time to first token, LLM-call recognition) is documented in :mod:`.normalize`.
+"""
+
+from __future__ import annotations
+
+from inferwatch import semconv as sc
+
+# --- attribute names of other conventions (ours and the current OTel GenAI names come from inferwatch.semconv) ---
+# OTel GenAI, names that inferwatch.semconv does not carry
+GEN_AI_USAGE_TOTAL_TOKENS = "gen_ai.usage.total_tokens"  # emitted by OpenLIT, Sentry, some others
+GEN_AI_TOOL_DEFINITIONS = "gen_ai.tool.definitions"
+GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
+GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
+# TTFT spellings (landscape.md §4)
+GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN = "gen_ai.response.time_to_first_token"  # s, Sentry
+GEN_AI_SERVER_TIME_TO_FIRST_TOKEN = "gen_ai.server.time_to_first_token"  # s, OpenLIT span attribute
+VERCEL_MS_TO_FIRST_CHUNK = "ai.response.msToFirstChunk"  # ms
+VERCEL_STREAM_MS_TO_FIRST_CHUNK = "ai.stream.msToFirstChunk"  # ms, older Vercel AI SDK
+OPENINFERENCE_FIRST_TOKEN_EVENT = "First Token Stream Event"
+VERCEL_FIRST_CHUNK_EVENT = "ai.stream.firstChunk"
+# Sentry
+SENTRY_STREAMING = "gen_ai.response.streaming"
+SENTRY_CACHED_INPUT_TOKENS = "gen_ai.usage.input_tokens.cached"
+SENTRY_REASONING_OUTPUT_TOKENS = "gen_ai.usage.output_tokens.reasoning"
+SENTRY_REQUEST_MESSAGES = "gen_ai.request.messages"
+SENTRY_RESPONSE_TEXT = "gen_ai.response.text"
+SENTRY_RESPONSE_TOOL_CALLS = "gen_ai.response.tool_calls"
+SENTRY_AVAILABLE_TOOLS = "gen_ai.request.available_tools"
+# OpenLIT
+OPENLIT_IS_STREAM = "gen_ai.request.is_stream"
+OPENLIT_CONTENT_PROMPT = "gen_ai.content.prompt"  # span event name (attribute gen_ai.prompt) and attribute
+OPENLIT_CONTENT_COMPLETION = "gen_ai.content.completion"  # span event name (attribute gen_ai.completion)
+# OpenLLMetry / Traceloop legacy
+TRACELOOP_REQUEST_TYPE = "llm.request.type"
+TRACELOOP_IS_STREAMING = "llm.is_streaming"
+TRACELOOP_TOTAL_TOKENS = "llm.usage.total_tokens"
+TRACELOOP_PROMPT_TOKENS_OLD = "llm.usage.prompt_tokens"
+TRACELOOP_COMPLETION_TOKENS_OLD = "llm.usage.completion_tokens"
+TRACELOOP_CACHE_READ_INPUT_TOKENS = "gen_ai.usage.cache_read_input_tokens"
+TRACELOOP_CACHE_CREATION_INPUT_TOKENS = "gen_ai.usage.cache_creation_input_tokens"
+TRACELOOP_REASONING_TOKENS = "gen_ai.usage.reasoning_tokens"
+TRACELOOP_STOP_REASON = "llm.response.stop_reason"
+TRACELOOP_FINISH_REASON = "llm.response.finish_reason"
+TRACELOOP_FIRST_COMPLETION_FINISH_REASON = "gen_ai.completion.0.finish_reason"
+TRACELOOP_SPAN_KIND = "traceloop.span.kind"
+TRACELOOP_ENTITY_INPUT = "traceloop.entity.input"
+TRACELOOP_ENTITY_OUTPUT = "traceloop.entity.output"
+TRACELOOP_PROMPT_KEY = "traceloop.prompt.key"
+TRACELOOP_PROMPT_VERSION = "traceloop.prompt.version"
+# OpenInference
+OI_SPAN_KIND = "openinference.span.kind"
+OI_MODEL_NAME = "llm.model_name"
+OI_PROVIDER = "llm.provider"
+OI_SYSTEM = "llm.system"
+OI_INVOCATION_PARAMETERS = "llm.invocation_parameters"
+OI_PROMPT_TOKENS = "llm.token_count.prompt"
+OI_COMPLETION_TOKENS = "llm.token_count.completion"
+OI_TOTAL_TOKENS = "llm.token_count.total"
+OI_CACHE_READ = "llm.token_count.prompt_details.cache_read"
+OI_CACHE_WRITE = "llm.token_count.prompt_details.cache_write"
+OI_REASONING = "llm.token_count.completion_details.reasoning"
+OI_INPUT_VALUE = "input.value"
+OI_OUTPUT_VALUE = "output.value"
+OI_PROMPT_TEMPLATE = "llm.prompt_template.template"
+OI_PROMPT_TEMPLATE_VARIABLES = "llm.prompt_template.variables"
+OI_PROMPT_TEMPLATE_VERSION = "llm.prompt_template.version"
+# Langfuse (OTel-based SDKs v3+)
+LF_TYPE = "langfuse.observation.type"
+LF_MODEL = "langfuse.observation.model.name"
+LF_MODEL_PARAMETERS = "langfuse.observation.model.parameters"
+LF_USAGE_DETAILS = "langfuse.observation.usage_details"
+LF_COMPLETION_START_TIME = "langfuse.observation.completion_start_time"
+LF_LEVEL = "langfuse.observation.level"
+LF_INPUT = "langfuse.observation.input"
+LF_OUTPUT = "langfuse.observation.output"
+LF_TRACE_INPUT = "langfuse.trace.input"
+LF_TRACE_OUTPUT = "langfuse.trace.output"
+LF_PROMPT_NAME = "langfuse.observation.prompt.name"
+LF_PROMPT_VERSION = "langfuse.observation.prompt.version"
+# Vercel AI SDK
+VERCEL_OPERATION_ID = "ai.operationId"
+VERCEL_RESPONSE_ID = "ai.response.id"
+VERCEL_RESPONSE_MODEL = "ai.response.model"
+VERCEL_FINISH_REASON = "ai.response.finishReason"
+VERCEL_PROMPT_TOKENS = "ai.usage.promptTokens"
+VERCEL_COMPLETION_TOKENS = "ai.usage.completionTokens"
+VERCEL_INPUT_TOKENS = "ai.usage.inputTokens"
+VERCEL_OUTPUT_TOKENS = "ai.usage.outputTokens"
+VERCEL_TOTAL_TOKENS = "ai.usage.totalTokens"
+VERCEL_CACHED_INPUT_TOKENS = "ai.usage.cachedInputTokens"
+VERCEL_REASONING_TOKENS = "ai.usage.reasoningTokens"
+# common
+SERVICE_NAME = "service.name"
+EXCEPTION_TYPE = "exception.type"
+
+# Alternative spellings, in priority order (ours and current OTel names first)
+PROVIDER_KEYS = (sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, OI_PROVIDER, OI_SYSTEM)
+REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, LF_MODEL)
+RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_MODEL_NAME)
+ANY_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL)
+RESPONSE_ID_KEYS = (sc.GEN_AI_RESPONSE_ID, VERCEL_RESPONSE_ID)
+STREAM_KEYS = (sc.STREAMED, sc.GEN_AI_REQUEST_STREAM, SENTRY_STREAMING, OPENLIT_IS_STREAM, TRACELOOP_IS_STREAMING)
+FINISH_REASON_KEYS = (
+    sc.GEN_AI_RESPONSE_FINISH_REASONS, TRACELOOP_FIRST_COMPLETION_FINISH_REASON, TRACELOOP_FINISH_REASON,
+    TRACELOOP_STOP_REASON, VERCEL_FINISH_REASON,
+)  # fmt: skip
+TTFT_SECONDS_KEYS = (
+    sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN, GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+)  # fmt: skip
+MS_TO_FIRST_CHUNK_KEYS = (VERCEL_MS_TO_FIRST_CHUNK, VERCEL_STREAM_MS_TO_FIRST_CHUNK)
+PROMPT_TEMPLATE_KEYS = (sc.PROMPT_TEMPLATE, LF_PROMPT_NAME, TRACELOOP_PROMPT_KEY)
+PROMPT_VERSION_KEYS = (sc.PROMPT_VERSION, LF_PROMPT_VERSION, TRACELOOP_PROMPT_VERSION, OI_PROMPT_TEMPLATE_VERSION)
+
+# usage counts, alternative spellings in priority order
+INPUT_KEYS = (
+    sc.GEN_AI_USAGE_INPUT_TOKENS, sc.GEN_AI_USAGE_PROMPT_TOKENS, OI_PROMPT_TOKENS, TRACELOOP_PROMPT_TOKENS_OLD,
+    VERCEL_INPUT_TOKENS, VERCEL_PROMPT_TOKENS,
+)  # fmt: skip
+OUTPUT_KEYS = (
+    sc.GEN_AI_USAGE_OUTPUT_TOKENS, sc.GEN_AI_USAGE_COMPLETION_TOKENS, OI_COMPLETION_TOKENS,
+    TRACELOOP_COMPLETION_TOKENS_OLD, VERCEL_OUTPUT_TOKENS, VERCEL_COMPLETION_TOKENS,
+)  # fmt: skip
+TOTAL_KEYS = (GEN_AI_USAGE_TOTAL_TOKENS, TRACELOOP_TOTAL_TOKENS, OI_TOTAL_TOKENS, VERCEL_TOTAL_TOKENS)
+CACHE_READ_KEYS = (
+    sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, OI_CACHE_READ, SENTRY_CACHED_INPUT_TOKENS, VERCEL_CACHED_INPUT_TOKENS,
+)  # fmt: skip
+CACHE_WRITE_KEYS = (sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, OI_CACHE_WRITE)
+REASONING_KEYS = (
+    sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, OI_REASONING, SENTRY_REASONING_OUTPUT_TOKENS,
+    TRACELOOP_REASONING_TOKENS, VERCEL_REASONING_TOKENS,
+)  # fmt: skip
+
+# --- value sets --------------------------------------------------------------------------------------------------
+INFERENCE_OPERATIONS = frozenset(
+    {"chat", "text_completion", "generate_content", "embeddings", "completion", "embedding", "generate"}
+)
+REQUEST_TYPE_OPERATION = {
+    "chat": "chat",
+    "completion": "text_completion",
+    "embedding": "embeddings",
+    "embeddings": "embeddings",
+    "rerank": "rerank",
+}
+OI_LLM_KINDS = {"LLM": "chat", "EMBEDDING": "embeddings"}
+OI_SPAN_OPERATION = {
+    "TOOL": "execute_tool", "RETRIEVER": "retrieval", "AGENT": "invoke_agent", "RERANKER": "rerank",
+}  # fmt: skip
+LF_LLM_TYPES = {"generation": "chat", "embedding": "embeddings"}
+LF_SPAN_OPERATION = {"tool": "execute_tool", "agent": "invoke_agent", "retriever": "retrieval"}
+TRACELOOP_SPAN_OPERATION = {"workflow": "invoke_workflow", "agent": "invoke_agent", "tool": "execute_tool"}
+# finish reasons, compared after lower-casing and '-' → '_' (Vercel says "content-filter", Gemini "MAX_TOKENS")
+TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
+REFUSAL_REASONS = frozenset({"content_filter", "refusal", "safety"})
+# provider spellings → OTel gen_ai.provider.name values (deprecated gen_ai.system values, OpenInference, Vercel)
+PROVIDER_ALIASES = {
+    "az.ai.inference": "azure.ai.inference",
+    "az.ai.openai": "azure.ai.openai",
+    "azure": "azure.ai.openai",
+    "azure_openai": "azure.ai.openai",
+    "azure-openai": "azure.ai.openai",
+    "xai": "x_ai",
+    "gemini": "gcp.gemini",
+    "vertex_ai": "gcp.vertex_ai",
+    "vertexai": "gcp.vertex_ai",
+    "google": "gcp.gen_ai",
+    "bedrock": "aws.bedrock",
+    "aws": "aws.bedrock",
+    "amazon-bedrock": "aws.bedrock",
+    "mistral": "mistral_ai",
+    "mistralai": "mistral_ai",
+    "watsonx": "ibm.watsonx.ai",
+}
+KNOWN_PROVIDERS = frozenset(
+    {
+        "openai", "anthropic", "aws.bedrock", "azure.ai.openai", "azure.ai.inference", "gcp.gemini",
+        "gcp.vertex_ai", "gcp.gen_ai", "mistral_ai", "groq", "deepseek", "x_ai", "perplexity", "cohere",
+        "ibm.watsonx.ai", "ollama",
+    }
+)  # fmt: skip
+
+# --- key classification ------------------------------------------------------------------------------------------
+# Every attribute key is put in one class by classify_key, memoised in KEY_CLASS:
+PLAIN = 0  # goes to attributes
+SECRET = 1  # dropped everywhere
+LLM_FIELD = 2  # read into LlmCallRow columns: not repeated in an LLM row's attributes, plain for a SpanRow
+OPERATION = 3  # gen_ai.operation.name: a column of both row types
+DROP_CONTENT = 4  # content we never store (tool definitions): dropped everywhere
+CONTENT = 10  # >= 10: content; code - 10 indexes CONTENT_SOURCES
+
+PROMPT, COMPLETION = 0, 1  # the side of a content source
+# (side, key, is_prefix) in priority order per side: the first source present on a side is the one stored (system
+# instructions are prepended to the prompt). A prefix source is a flattened list ("gen_ai.prompt.{i}.content").
+CONTENT_SOURCES: tuple[tuple[int, str, bool], ...] = (
+    (PROMPT, sc.GEN_AI_SYSTEM_INSTRUCTIONS, False),  # index 0: prepended to the prompt
+    (PROMPT, sc.GEN_AI_INPUT_MESSAGES, False),
+    (PROMPT, sc.GEN_AI_PROMPT + ".", True),  # Traceloop gen_ai.prompt.{i}.role/content
+    (PROMPT, sc.GEN_AI_PROMPT, False),
+    (PROMPT, "llm.input_messages.", True),  # OpenInference
+    (PROMPT, OI_INPUT_VALUE, False),
+    (PROMPT, "llm.prompts", False),
+    (PROMPT, "llm.prompts.", True),
+    (PROMPT, OI_PROMPT_TEMPLATE_VARIABLES, False),
+    (PROMPT, OI_PROMPT_TEMPLATE, False),
+    (PROMPT, LF_INPUT, False),
+    (PROMPT, LF_TRACE_INPUT, False),
+    (PROMPT, SENTRY_REQUEST_MESSAGES, False),
+    (PROMPT, "ai.prompt.messages", False),
+    (PROMPT, "ai.prompt", False),
+    (PROMPT, "ai.values", False),
+    (PROMPT, "ai.value", False),
+    (PROMPT, "embedding.embeddings.", True),
+    (PROMPT, OPENLIT_CONTENT_PROMPT, False),
+    (PROMPT, TRACELOOP_ENTITY_INPUT, False),
+    (PROMPT, GEN_AI_TOOL_CALL_ARGUMENTS, False),
+    (PROMPT, "ai.toolCall.args", False),
+    (COMPLETION, sc.GEN_AI_OUTPUT_MESSAGES, False),
+    (COMPLETION, sc.GEN_AI_COMPLETION + ".", True),  # Traceloop gen_ai.completion.{i}.role/content/finish_reason
+    (COMPLETION, sc.GEN_AI_COMPLETION, False),
+    (COMPLETION, "llm.output_messages.", True),
+    (COMPLETION, OI_OUTPUT_VALUE, False),
+    (COMPLETION, LF_OUTPUT, False),
+    (COMPLETION, LF_TRACE_OUTPUT, False),
+    (COMPLETION, SENTRY_RESPONSE_TEXT, False),
+    (COMPLETION, SENTRY_RESPONSE_TOOL_CALLS, False),
+    (COMPLETION, "ai.response.text", False),
+    (COMPLETION, "ai.response.object", False),
+    (COMPLETION, "ai.response.toolCalls", False),
+    (COMPLETION, OPENLIT_CONTENT_COMPLETION, False),
+    (COMPLETION, TRACELOOP_ENTITY_OUTPUT, False),
+    (COMPLETION, GEN_AI_TOOL_CALL_RESULT, False),
+    (COMPLETION, "ai.toolCall.result", False),
+    (COMPLETION, "retrieval.documents.", True),
+)
+SYSTEM_INSTRUCTIONS_CODE = CONTENT  # source 0
+DROPPED_CONTENT_KEYS = frozenset({GEN_AI_TOOL_DEFINITIONS, SENTRY_AVAILABLE_TOOLS, "ai.prompt.tools"})
+DROPPED_CONTENT_PREFIXES = ("llm.tools.",)
+# event name -> (attribute holding the text, content code)
+_SOURCE_NAMES = [name for _, name, _ in CONTENT_SOURCES]
+CONTENT_EVENTS = {
+    OPENLIT_CONTENT_PROMPT: (sc.GEN_AI_PROMPT, CONTENT + _SOURCE_NAMES.index(OPENLIT_CONTENT_PROMPT)),
+    OPENLIT_CONTENT_COMPLETION: (sc.GEN_AI_COMPLETION, CONTENT + _SOURCE_NAMES.index(OPENLIT_CONTENT_COMPLETION)),
+}
+
+CONTENT_EXACT: dict[str, int] = {}
+CONTENT_PREFIXES: list[tuple[str, int]] = []
+for _i, (_side, _key, _is_prefix) in enumerate(CONTENT_SOURCES):
+    if _is_prefix:
+        CONTENT_PREFIXES.append((_key, CONTENT + _i))
+    else:
+        CONTENT_EXACT[_key] = CONTENT + _i
+CONTENT_PREFIX_TUPLE = tuple(p for p, _ in CONTENT_PREFIXES)
+del _i, _side, _key, _is_prefix
+
+# Keys read into LlmCallRow columns (so not repeated in the LLM row's attributes).
+LLM_FIELDS = frozenset(
+    {
+        sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL,
+        sc.GEN_AI_RESPONSE_ID, sc.GEN_AI_REQUEST_STREAM, sc.GEN_AI_RESPONSE_FINISH_REASONS,
+        sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, sc.GEN_AI_USAGE_INPUT_TOKENS, sc.GEN_AI_USAGE_OUTPUT_TOKENS,
+        sc.GEN_AI_USAGE_PROMPT_TOKENS, sc.GEN_AI_USAGE_COMPLETION_TOKENS, sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+        sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, sc.ERROR_TYPE,
+        GEN_AI_USAGE_TOTAL_TOKENS, GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN, GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
+        VERCEL_MS_TO_FIRST_CHUNK, VERCEL_STREAM_MS_TO_FIRST_CHUNK, SENTRY_STREAMING, SENTRY_CACHED_INPUT_TOKENS,
+        SENTRY_REASONING_OUTPUT_TOKENS, OPENLIT_IS_STREAM, TRACELOOP_REQUEST_TYPE, TRACELOOP_IS_STREAMING,
+        TRACELOOP_TOTAL_TOKENS, TRACELOOP_PROMPT_TOKENS_OLD, TRACELOOP_COMPLETION_TOKENS_OLD,
+        TRACELOOP_CACHE_READ_INPUT_TOKENS, TRACELOOP_CACHE_CREATION_INPUT_TOKENS, TRACELOOP_REASONING_TOKENS,
+        TRACELOOP_STOP_REASON, TRACELOOP_FINISH_REASON, TRACELOOP_PROMPT_KEY, TRACELOOP_PROMPT_VERSION,
+        OI_SPAN_KIND, OI_MODEL_NAME, OI_PROVIDER, OI_SYSTEM, OI_PROMPT_TOKENS, OI_COMPLETION_TOKENS,
+        OI_TOTAL_TOKENS, OI_CACHE_READ, OI_CACHE_WRITE, OI_REASONING, OI_PROMPT_TEMPLATE_VERSION,
+        LF_TYPE, LF_MODEL, LF_USAGE_DETAILS, LF_COMPLETION_START_TIME, LF_LEVEL, LF_PROMPT_NAME, LF_PROMPT_VERSION,
+        VERCEL_RESPONSE_ID, VERCEL_RESPONSE_MODEL, VERCEL_FINISH_REASON, VERCEL_PROMPT_TOKENS,
+        VERCEL_COMPLETION_TOKENS, VERCEL_INPUT_TOKENS, VERCEL_OUTPUT_TOKENS, VERCEL_TOTAL_TOKENS,
+        VERCEL_CACHED_INPUT_TOKENS, VERCEL_REASONING_TOKENS,
+        sc.FEATURE, sc.USER_HASH, sc.PROMPT_TEMPLATE, sc.PROMPT_VERSION, sc.EXPERIMENT, sc.VARIANT, sc.STREAMED,
+        sc.USAGE_MISSING, sc.REFUSAL, sc.EMPTY_RESPONSE, sc.TRUNCATED, sc.TOOL_CALLS, sc.TOOL_CALL_FAILURES,
+        sc.RESPONSE_CHARS, sc.FIRST_TOKEN_TIME_UNIX_NANO, sc.DECODE_TOKENS_PER_SECOND,
+    }
+)  # fmt: skip
+
+# Credential-looking keys. Substrings anywhere in the lower-cased key:
+SECRET_SUBSTRINGS = (
+    "authorization", "api_key", "api-key", "apikey", "password", "passwd", "secret", "cookie", "credential",
+    "private_key", "private-key",
+)  # fmt: skip
+# ... or a last dotted component that is "headers" or ends with "token" (token, access_token, x-auth-token,
+# accessToken) unless it is a timing name (time_to_first_token, time_per_output_token). The "*_tokens" counters and
+# gen_ai.token.type never match (plural / not the last component).
+TIMING_TOKEN_SUFFIXES = ("first_token", "output_token", "per_token")
+
+KEY_CLASS: dict[str, int] = {}
+KEY_CLASS_LIMIT = 50_000  # distinct keys remembered; beyond that keys are classified each time
+
+
+def _classify_uncached(key: str) -> int:
+    if key == sc.GEN_AI_OPERATION_NAME:
+        return OPERATION
+    code = CONTENT_EXACT.get(key)
+    if code is not None:
+        return code
+    if key.startswith(CONTENT_PREFIX_TUPLE):
+        for prefix, code in CONTENT_PREFIXES:
+            if key.startswith(prefix):
+                return code
+    if key in LLM_FIELDS:
+        return LLM_FIELD
+    if key in DROPPED_CONTENT_KEYS or key.startswith(DROPPED_CONTENT_PREFIXES):
+        return DROP_CONTENT
+    lowered = key.lower()
+    for needle in SECRET_SUBSTRINGS:
+        if needle in lowered:
+            return SECRET
+    last = lowered.rpartition(".")[2]
+    if last == "headers" or (last.endswith("token") and not last.endswith(TIMING_TOKEN_SUFFIXES)):
+        return SECRET
+    return PLAIN
+
+
+def classify_key(key: str) -> int:
+    """The class of an attribute key (one of the codes above), memoised per distinct key."""
+    code = KEY_CLASS.get(key)
+    if code is None:
+        code = _classify_uncached(key)
+        if len(KEY_CLASS) < KEY_CLASS_LIMIT:
+            KEY_CLASS[key] = code
+    return code
+
+
+
+_PROVIDER_CACHE: dict[str, str] = {}
+
+
+def canonical_provider(text: str) -> str:
+    """A provider spelling → the OTel ``gen_ai.provider.name`` value: lower-cased, aliases mapped
+    (``az.ai.inference`` → ``azure.ai.inference``), and Vercel's ``openai.chat`` / ``anthropic.messages`` → the
+    part before the dot."""
+    cached = _PROVIDER_CACHE.get(text)
+    if cached is not None:
+        return cached
+    lowered = text.strip().lower()
+    name = PROVIDER_ALIASES.get(lowered, lowered)
+    if name not in KNOWN_PROVIDERS and "." in lowered:
+        head = lowered.split(".", 1)[0]
+        head = PROVIDER_ALIASES.get(head, head)
+        if head in KNOWN_PROVIDERS:
+            name = head
+    if len(_PROVIDER_CACHE) < 1000:
+        _PROVIDER_CACHE[text] = name
+    return name
