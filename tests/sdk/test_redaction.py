@@ -1,0 +1,638 @@
+"""inferwatch.redaction: Presidio parity on a labelled corpus, each entity, validators, resolution, properties.
+
+The reference is Presidio's ``AnalyzerEngine`` set up offline (``redaction_corpus.presidio_reference``): a blank
+English spaCy pipeline with a lower-case lemma, tldextract's bundled suffix list, our secret recognizers registered
+as Presidio pattern recognizers. Agreement on a text means the same set of (entity, start, end) findings.
+
+``python tests/sdk/test_redaction.py --print-data`` prints the generated-data block of the module (from the
+installed presidio-analyzer, phonenumbers, tldextract and spaCy); ``test_embedded_data_matches_the_reference_
+libraries`` fails when the block is stale.
+"""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import random
+import re
+import string
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+if __name__ == "__main__":  # run as a script (--print-data): make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import pytest  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from inferwatch import redaction as rd  # noqa: E402
+from inferwatch.redaction import (  # noqa: E402
+    DEFAULT_REDACTOR,
+    ENTITIES,
+    PLACEHOLDERS,
+    POLICY,
+    SECRET_ENTITIES,
+    Finding,
+    PresidioRedactor,
+    RedactionResult,
+    Redactor,
+    SupportsRedact,
+    luhn_valid,
+    resolve_conflicts,
+    ssn_valid,
+)
+from tests.sdk.redaction_corpus import (  # noqa: E402
+    Sample,
+    btc_bech32,
+    btc_p2pkh,
+    corpus,
+    iban,
+    luhn_complete,
+    presidio_reference,
+)
+
+CORPUS_SIZE = 300  # ~10 s of Presidio on a slow 2-core machine
+AGREEMENT = 0.99
+
+
+# --- the Presidio comparison ---------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def reference() -> Any:
+    pytest.importorskip("presidio_analyzer")
+    return presidio_reference()
+
+
+@pytest.fixture(scope="module")
+def compared(reference: Any) -> list[tuple[Sample, list[Finding], list[Finding]]]:
+    """(sample, Presidio's findings, ours) for the corpus, computed once."""
+    out = []
+    for sample in corpus(CORPUS_SIZE):
+        ref = [Finding(r.entity_type, r.start, r.end, r.score) for r in reference(sample.text)]
+        out.append((sample, ref, DEFAULT_REDACTOR.analyze(sample.text)))
+    return out
+
+
+def _report(title: str, mismatches: list[str], total: int) -> str:
+    return f"{title}: {total - len(mismatches)}/{total} texts agree\n" + "\n".join(mismatches[:10])
+
+
+def _spans(findings: list[Finding], text: str, with_score: bool = False) -> set[tuple[Any, ...]]:
+    return {(f.entity_type, f.start, f.end, text[f.start:f.end]) + ((round(f.score, 6),) if with_score else ())
+            for f in findings}
+
+
+def test_findings_agree_with_presidio(compared: list[tuple[Sample, list[Finding], list[Finding]]]) -> None:
+    mismatches = []
+    for sample, ref, ours in compared:
+        theirs, mine = _spans(ref, sample.text), _spans(ours, sample.text)
+        if theirs != mine:
+            mismatches.append(f"  Presidio only {sorted(theirs - mine)}, ours only {sorted(mine - theirs)}")
+    assert 1 - len(mismatches) / len(compared) >= AGREEMENT, _report("findings", mismatches, len(compared))
+
+
+def test_replaced_spans_and_scores_agree_with_presidio(
+        compared: list[tuple[Sample, list[Finding], list[Finding]]]) -> None:
+    span_mismatches, score_mismatches = [], []
+    for sample, ref, ours in compared:
+        theirs = _spans(resolve_conflicts(sample.text, ref), sample.text)
+        mine = _spans(DEFAULT_REDACTOR.resolve(sample.text, ours), sample.text)
+        if theirs != mine:
+            span_mismatches.append(f"  Presidio only {sorted(theirs - mine)}, ours only {sorted(mine - theirs)}")
+        theirs, mine = _spans(ref, sample.text, True), _spans(ours, sample.text, True)
+        if theirs != mine:
+            score_mismatches.append(f"  Presidio {sorted(theirs - mine)}, ours {sorted(mine - theirs)}")
+    assert 1 - len(span_mismatches) / len(compared) >= AGREEMENT, _report("replaced spans", span_mismatches,
+                                                                           len(compared))
+    assert 1 - len(score_mismatches) / len(compared) >= AGREEMENT, _report("scores", score_mismatches,
+                                                                            len(compared))
+
+
+def test_every_planted_entity_is_found_and_redacted() -> None:
+    missed = []
+    for sample in corpus(CORPUS_SIZE):
+        found = DEFAULT_REDACTOR.analyze(sample.text)
+        redacted = DEFAULT_REDACTOR.redact(sample.text).text
+        for p in sample.planted:
+            if not any(f.entity_type == p.entity and f.start <= p.start and f.end >= p.end for f in found):
+                missed.append(f"  not found: {p.entity} {p.value!r}")
+            if p.value in redacted:
+                missed.append(f"  survived: {p.entity} {p.value!r}")
+    assert not missed, "\n".join(missed[:20])
+
+
+def test_the_phone_port_matches_presidios_phone_recognizer() -> None:
+    """Phone-like snippets (digit groups, '+', IDDs, brackets, extensions, dates, letters around) against
+    PhoneRecognizer itself (phonenumbers' matcher over the 8 regions)."""
+    pytest.importorskip("phonenumbers")
+    from presidio_analyzer.predefined_recognizers import PhoneRecognizer
+
+    recognizer = PhoneRecognizer()
+    ours = Redactor(entities=["PHONE_NUMBER"], context=False)
+    rng = random.Random(20261202)
+    pieces = ["+", "+1 ", "+44 ", "+49 ", "+33 ", "+91 ", "+55 ", "+972 ", "+61 ", "+81 ", "+7 ", "+86 ", "+353 ",
+              "+94 ", "00", "011 ", "0", "(", ")", "-", ".", " ", "/", " x", " ext. ", "#", ", ", "; ", "a",
+              "Tel: ", "$", "%", "20", "2024-05-01", "12:30", "1-800-", "555", "7700", "\n", "\u2013", " - "]
+    mismatches = []
+    for _ in range(1500):
+        text = "".join(rng.choice(string.digits) * rng.randint(1, 4) if rng.random() < 0.2 else
+                       "".join(rng.choice(string.digits) for _ in range(rng.randint(1, 5))) if rng.random() < 0.6
+                       else rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+        theirs = sorted((r.start, r.end) for r in recognizer.analyze(text, ["PHONE_NUMBER"]))
+        mine = sorted((f.start, f.end) for f in ours.analyze(text))
+        if theirs != mine:
+            mismatches.append(f"  {text!r}: Presidio {theirs}, ours {mine}")
+    assert not mismatches, "\n".join(mismatches[:10])
+
+
+@pytest.mark.parametrize("text", [
+    "Test record: SSN 078-05-1120, backup 123-45-6789.",  # published sample numbers
+    "Ping jane@corp.example or ops@build.internal today.",  # reserved / internal TLDs
+])
+def test_the_deliberate_differences_and_presidio_compatible_mode(reference: Any, text: str) -> None:
+    theirs = {(r.entity_type, r.start, r.end) for r in reference(text)}
+    strict = {(f.entity_type, f.start, f.end) for f in Redactor(presidio_compatible=True).analyze(text)}
+    default = {(f.entity_type, f.start, f.end) for f in DEFAULT_REDACTOR.analyze(text)}
+    assert strict == theirs
+    assert default > theirs  # a superset: more is redacted, nothing less
+    assert {e for e, _, _ in default - theirs} <= {"US_SSN", "EMAIL_ADDRESS"}
+
+
+# --- each entity ---------------------------------------------------------------------------------------------------
+_JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUifQ"
+        ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+
+
+@pytest.mark.parametrize(("text", "expected", "entity"), [
+    ("mail jane.roe+tag@corp.example.co.uk now", "mail <EMAIL_ADDRESS> now", "EMAIL_ADDRESS"),
+    ("call (415) 555-2671.", "call <PHONE_NUMBER>.", "PHONE_NUMBER"),
+    ("call +1 415 555 2671 today", "call <PHONE_NUMBER> today", "PHONE_NUMBER"),
+    ("call +44 20 7946 0958", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
+    ("ruf 030 12345678 an", "ruf <PHONE_NUMBER> an", "PHONE_NUMBER"),
+    ("my ssn is 536-22-8763 ok", "my ssn is <US_SSN> ok", "US_SSN"),
+    ("card 4111 1111 1111 1111 exp", "card <CREDIT_CARD> exp", "CREDIT_CARD"),
+    ("amex 3782 822463 10005", "amex <CREDIT_CARD>", "CREDIT_CARD"),
+    ("from 192.168.10.24 at", "from <IP_ADDRESS> at", "IP_ADDRESS"),
+    ("host 2001:db8:85a3::8a2e:370:7334 up", "host <IP_ADDRESS> up", "IP_ADDRESS"),
+    ("iban DE89 3704 0044 0532 0130 00 ok", "iban <IBAN_CODE> ok", "IBAN_CODE"),
+    ("see https://docs.example.com/a?b=1 now", "see <URL> now", "URL"),
+    ("btc 1BoatSLRHtKNngkdXEeobR76b53LETtpyT", "btc <CRYPTO>", "CRYPTO"),
+    ("btc bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq", "btc <CRYPTO>", "CRYPTO"),
+    ("key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "key <OPENAI_API_KEY>", "OPENAI_API_KEY"),
+    ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123-xyz", "key <ANTHROPIC_API_KEY>", "ANTHROPIC_API_KEY"),
+    ("id AKIAIOSFODNN7EXAMPLE.", "id <AWS_ACCESS_KEY_ID>.", "AWS_ACCESS_KEY_ID"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "aws_secret_access_key = <AWS_SECRET_KEY>", "AWS_SECRET_KEY"),
+    ("GH_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "GH_TOKEN=<GITHUB_TOKEN>", "GITHUB_TOKEN"),
+    ("pat github_pat_11ABCDEFG0123456789_abcdefghijkl", "pat <GITHUB_TOKEN>", "GITHUB_TOKEN"),
+    ("slack xoxb-1234567890-abcdefghij", "slack <SLACK_TOKEN>", "SLACK_TOKEN"),
+    ("g AIzaSyA-1234567890abcdefghijklmnopqrstu", "g <GOOGLE_API_KEY>", "GOOGLE_API_KEY"),
+    ("stripe sk_live_abcdefghijklmnop1234", "stripe <STRIPE_API_KEY>", "STRIPE_API_KEY"),
+    ("hf hf_abcdefghijklmnopqrstuvwxyz01234567", "hf <HUGGINGFACE_TOKEN>", "HUGGINGFACE_TOKEN"),
+    (f"t={_JWT} end", "t=<JWT> end", "JWT"),
+    ("Authorization: Bearer abc.def-ghi_jkl~mno+pqr/stu=.", "Authorization: Bearer <BEARER_TOKEN>.",
+     "BEARER_TOKEN"),
+    ('{"password": "hunter22"}', '{"password": "<PASSWORD>"}', "PASSWORD"),
+    ("DB_PASSWORD=s3cr3t!", "DB_PASSWORD=<PASSWORD>", "PASSWORD"),
+])  # fmt: skip
+def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, entity: str) -> None:
+    result = DEFAULT_REDACTOR.redact(text)
+    assert result.text == expected
+    assert result.counts == {entity: 1}
+
+
+@pytest.mark.parametrize("text", [
+    "card 4111 1111 1111 1112 was declined",  # fails Luhn
+    "ssn 000-12-3456 and 666-12-3456 are never issued",
+    "scikit: sk-learn is a library",
+    "a bearer of bad news",
+    "akiaiosfodnn7example",  # AWS ids are upper case
+    "ghp_short",
+    "eyJ is how base64 JSON starts",
+    "eyJub3QganNvbg.eyJub3QganNvbg.c2lnbmF0dXJlc2ln",  # JWT-shaped, but the header is not JSON with "alg"
+    "the password is long enough",
+    "the @mention and user@",
+    "price $1,234.56 and 42 items, 17% off",
+    "write to someone@localhost",  # no dot, no suffix
+])  # fmt: skip
+def test_lookalikes_are_left_alone(text: str) -> None:
+    assert DEFAULT_REDACTOR.redact(text) == RedactionResult(text, {})
+
+
+def test_a_token_inside_a_url_goes_with_what_contains_it() -> None:
+    # Presidio's e-mail pattern reads "ghp_…@github.com" as an address (it contains the token), and the URL
+    # "github.com/x/y" overlaps it partly: two adjacent placeholders, the token gone
+    result = DEFAULT_REDACTOR.redact("git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x/y")
+    assert result == RedactionResult("git clone https://<EMAIL_ADDRESS><URL>", {"EMAIL_ADDRESS": 1, "URL": 1})
+
+
+def test_secrets_are_case_sensitive_and_keep_their_key() -> None:
+    assert DEFAULT_REDACTOR.redact("AKIAIOSFODNN7EXAMPLE").counts == {"AWS_ACCESS_KEY_ID": 1}
+    assert DEFAULT_REDACTOR.redact("akiaiosfodnn7example").counts == {}
+    assert DEFAULT_REDACTOR.redact("SK-PROJ-ABCDEFGHIJKLMNOPQRSTUVWXYZ012345").counts == {}
+    assert DEFAULT_REDACTOR.redact("BEARER abcdefghijklmnop0123").text == "BEARER <BEARER_TOKEN>"
+    assert DEFAULT_REDACTOR.redact("Password: 'hunter22'").text == "Password: '<PASSWORD>'"
+
+
+def test_validators() -> None:
+    assert luhn_valid("4111111111111111") and luhn_valid("378282246310005") and not luhn_valid("4111111111111112")
+    assert ssn_valid("536-22-8763") and ssn_valid("536 22 8763")
+    assert not any(ssn_valid(s) for s in ("000-12-3456", "666-12-3456", "123-00-4567", "123-45-0000",
+                                          "111-11-1111", "536-22.8763"))
+    assert not ssn_valid("078-05-1120") and ssn_valid("078-05-1120", allow_samples=True)
+    assert rd.iban_valid("DE89370400440532013000") and rd.iban_valid("GB82 WEST 1234 5698 7654 32")
+    assert not rd.iban_valid("DE89370400440532013001")
+    assert rd.crypto_valid("1BoatSLRHtKNngkdXEeobR76b53LETtpyT") and rd.crypto_valid(
+        "3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy") and rd.crypto_valid("bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq")
+    assert not rd.crypto_valid("1BoatSLRHtKNngkdXEeobR76b53LETtpyU")
+    assert rd.email_domain_valid("a@example.com") and rd.email_domain_valid("a@x.co.uk")
+    assert not rd.email_domain_valid("a@corp.example") and rd.email_domain_valid("a@corp.example", reserved=True)
+    assert not rd.email_domain_valid("a/b@example.com")  # tldextract reads "a" as the host
+    assert not rd.email_domain_valid("a@foo.ck") and rd.email_domain_valid("a@www.ck")  # '*.ck' and '!www.ck'
+    assert rd.jwt_header_valid(_JWT) and not rd.jwt_header_valid("eyJub3QganNvbg.x.y")
+    assert rd.ip_valid("10.0.0.1/24") and not rd.ip_valid("01.02.03.04")
+
+
+# --- resolution, placeholders, counts ----------------------------------------------------------------------------
+def test_conflicts_are_resolved_like_presidios_anonymizer() -> None:
+    text = "0123456789abcdefghij"
+    f = Finding
+    # contained: dropped whatever its score; equal span: the lower score goes
+    assert resolve_conflicts(text, [f("URL", 0, 10, 0.5), f("EMAIL_ADDRESS", 2, 5, 1.0)]) == [f("URL", 0, 10, 0.5)]
+    assert resolve_conflicts(text, [f("US_SSN", 0, 9, 0.5), f("PHONE_NUMBER", 0, 9, 0.75)]) == [
+        f("PHONE_NUMBER", 0, 9, 0.75)]
+    # same type overlapping: merged, highest score
+    assert resolve_conflicts(text, [f("URL", 0, 6, 0.5), f("URL", 4, 10, 0.6)]) == [f("URL", 0, 10, 0.6)]
+    # different types partly overlapping: both stay, and become adjacent placeholders
+    both = [f("IBAN_CODE", 0, 8, 1.0), f("PHONE_NUMBER", 5, 12, 0.4)]
+    assert resolve_conflicts(text, both) == both
+    # same type separated by spaces only: merged into one
+    spaced = "a@b.com  c@d.org"
+    assert DEFAULT_REDACTOR.redact(spaced) == RedactionResult("<EMAIL_ADDRESS>", {"EMAIL_ADDRESS": 1})
+
+
+def test_partly_overlapping_findings_become_adjacent_placeholders() -> None:
+    # an IBAN whose tail also reads as a phone number, for example, would become "<IBAN_CODE><PHONE_NUMBER>"
+    results = [rd._R("IBAN_CODE", 0, 8, 1.0, ""), rd._R("PHONE_NUMBER", 5, 12, 0.4, "")]
+    counts: dict[str, int] = {}
+    assert rd._replace("ABCDEFGHIJKLxyz", rd._resolve("ABCDEFGHIJKLxyz", results), counts) == (
+        "<IBAN_CODE><PHONE_NUMBER>xyz")
+    assert counts == {"IBAN_CODE": 1, "PHONE_NUMBER": 1}
+
+
+def test_several_entities_counts_and_idempotence() -> None:
+    text = ("Hi, I'm reachable at jane@example.com or (415) 555-2671; my SSN is 536-22-8763. "
+            "Use key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123 and Authorization: Bearer abcdefghijklmnop0123. "
+            "Again: jane@example.com")
+    result = DEFAULT_REDACTOR.redact(text)
+    assert result.text == (
+        "Hi, I'm reachable at <EMAIL_ADDRESS> or <PHONE_NUMBER>; my SSN is <US_SSN>. "
+        "Use key <ANTHROPIC_API_KEY> and Authorization: Bearer <BEARER_TOKEN>. Again: <EMAIL_ADDRESS>")
+    assert result.counts == {"EMAIL_ADDRESS": 2, "PHONE_NUMBER": 1, "US_SSN": 1, "ANTHROPIC_API_KEY": 1,
+                             "BEARER_TOKEN": 1}
+    assert DEFAULT_REDACTOR.redact(result.text) == RedactionResult(result.text, {})
+
+
+def test_interface_policy_options_and_defaults() -> None:
+    assert isinstance(DEFAULT_REDACTOR, SupportsRedact) and DEFAULT_REDACTOR.policy == POLICY
+    assert rd.redact("x@y.io").text == "<EMAIL_ADDRESS>"
+    assert DEFAULT_REDACTOR.redact("") == RedactionResult("", {})
+    assert set(PLACEHOLDERS) >= set(ENTITIES) and all(PLACEHOLDERS[e] == f"<{e}>" for e in ENTITIES)
+    assert SECRET_ENTITIES < set(ENTITIES) and Redactor.SECRET_ENTITIES is SECRET_ENTITIES
+    assert Redactor(score_threshold=0.4).policy == POLICY + ";threshold=0.4"
+    assert Redactor(entities=["US_SSN"], context=False).policy == POLICY + ";entities=US_SSN;no-context"
+    assert Redactor(presidio_compatible=True).policy == POLICY + ";presidio-compatible"
+    with pytest.raises(ValueError, match="unknown entities"):
+        Redactor(entities=["PERSONA"])
+    with pytest.raises(ValueError, match="phone regions"):
+        Redactor(phone_regions=["XX"])
+
+
+def test_entities_narrow_a_call_secrets_only() -> None:
+    """What the SDK does for content captured in 'full' mode: secrets go, PII stays."""
+    text = "mail jane@example.com with key sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+    assert DEFAULT_REDACTOR.redact(text, entities=SECRET_ENTITIES).text == (
+        "mail jane@example.com with key <OPENAI_API_KEY>")
+    assert [f.entity_type for f in DEFAULT_REDACTOR.analyze(text, entities=["EMAIL_ADDRESS"])] == ["EMAIL_ADDRESS"]
+
+
+def test_score_threshold_and_context_words() -> None:
+    bare = "order 482913375 shipped"  # nine digits: Presidio's "SSN4 (very weak)" pattern, 0.05
+    assert DEFAULT_REDACTOR.redact(bare).text == "order <US_SSN> shipped"
+    assert Redactor(score_threshold=0.4).redact(bare).text == bare
+    (with_context,) = DEFAULT_REDACTOR.analyze("my ssn: 536-22-8763")
+    (without,) = Redactor(context=False).analyze("my ssn: 536-22-8763")
+    assert (with_context.score, without.score) == (0.85, 0.5)
+
+
+def test_long_texts_without_matches_stay_linear() -> None:
+    # runs that naive patterns scan quadratically (Presidio's URL pattern included: this would hang, not be slow)
+    for blob in ("a" * 200_000, "1" * 200_000, "a.b-c" * 40_000, "@" * 100_000, "+1" * 50_000, "x" * 300 + ".q" * 50_000):
+        assert DEFAULT_REDACTOR.redact(blob).counts == {}
+
+
+def test_the_module_imports_with_the_standard_library_only() -> None:
+    code = ("import sys, inferwatch.redaction as r; r.DEFAULT_REDACTOR.redact('a@b.io +44 20 7946 0958'); "
+            "bad = {'presidio_analyzer', 'spacy', 'phonenumbers', 'tldextract', 'regex'} & "
+            "{m.split('.')[0] for m in sys.modules}; print(sorted(bad))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+# --- optional NER ------------------------------------------------------------------------------------------------
+def test_ner_says_clearly_when_it_is_unavailable(caplog: pytest.LogCaptureFixture) -> None:
+    redactor = PresidioRedactor("no_such_spacy_model_xyz")
+    assert redactor.available is False and "not installed" in redactor.reason
+    assert "NER disabled" in caplog.text
+    assert redactor.policy == POLICY  # nothing claimed that did not happen
+    assert redactor.redact("Jane Roe: jane@example.com").text == "Jane Roe: <EMAIL_ADDRESS>"
+
+
+def test_ner_adds_person_and_location_when_a_model_is_there(tmp_path: Path) -> None:
+    spacy = pytest.importorskip("spacy")
+    pytest.importorskip("presidio_analyzer")
+    nlp = spacy.blank("en")  # no model can be downloaded here: a rule-based "NER" stands in for one
+    nlp.add_pipe("entity_ruler").add_patterns([{"label": "PERSON", "pattern": "Jane Roe"},
+                                               {"label": "GPE", "pattern": "Berlin"}])
+    nlp.to_disk(tmp_path / "tiny_ner")
+    redactor = PresidioRedactor(str(tmp_path / "tiny_ner"))
+    assert redactor.available, redactor.reason
+    assert redactor.policy == POLICY + "+ner:tiny_ner"
+    assert redactor.redact("Jane Roe from Berlin: jane@example.com") == RedactionResult(
+        "<PERSON> from <LOCATION>: <EMAIL_ADDRESS>", {"EMAIL_ADDRESS": 1, "LOCATION": 1, "PERSON": 1})
+    assert redactor.redact("Jane Roe", entities=SECRET_ENTITIES).text == "Jane Roe"
+
+
+def test_ner_without_an_entity_recognizer_is_unavailable(tmp_path: Path) -> None:
+    spacy = pytest.importorskip("spacy")
+    pytest.importorskip("presidio_analyzer")
+    spacy.blank("en").to_disk(tmp_path / "blank")
+    redactor = PresidioRedactor(str(tmp_path / "blank"))
+    assert not redactor.available and "no entity recognizer" in redactor.reason
+
+
+# --- properties ----------------------------------------------------------------------------------------------------
+_LOCAL_CHARS = string.ascii_lowercase + string.digits + "._+-"
+_emails = st.builds(
+    lambda first, rest, labels, tld: f"{first}{rest.rstrip('.')}@{'.'.join(labels)}.{tld}",
+    st.sampled_from(string.ascii_letters + string.digits),
+    st.text(_LOCAL_CHARS, max_size=20).filter(lambda s: ".." not in s),
+    st.lists(st.text(string.ascii_lowercase + string.digits, min_size=1, max_size=12), min_size=1, max_size=3),
+    st.sampled_from(["com", "org", "net", "io", "de", "co.uk", "fr", "ai", "dev", "example", "internal"]),
+)
+_ssns = st.builds(
+    lambda area, group, serial, sep: f"{area:03d}{sep}{group:02d}{sep}{serial:04d}",
+    st.integers(1, 999).filter(lambda a: a != 666), st.integers(1, 99), st.integers(1, 9999),
+    st.sampled_from("- ."),
+).filter(lambda s: len(set(s.replace("-", "").replace(" ", "").replace(".", ""))) > 1)
+
+
+def _card(prefix: str, digits: str, sep: str) -> str:
+    number = luhn_complete((prefix + digits)[:15])
+    return sep.join(number[i:i + 4] for i in range(0, 16, 4)) if sep else number
+
+
+_cards = st.builds(_card, st.sampled_from(["4", "51", "52", "53", "54", "55", "6011"]),
+                   st.text(string.digits, min_size=14, max_size=14), st.sampled_from(["", " ", "-"]))
+_key_chars = string.ascii_letters + string.digits
+_keys = st.one_of(
+    st.text(_key_chars, min_size=24, max_size=48).map(lambda s: "sk-proj-" + s),
+    st.text(_key_chars, min_size=24, max_size=48).map(lambda s: "sk-" + s),
+    st.text(_key_chars + "_-", min_size=24, max_size=48).map(lambda s: "sk-ant-api03-" + s),
+    st.text(string.ascii_uppercase + "234567", min_size=16, max_size=16).map(lambda s: "AKIA" + s),
+    st.text(_key_chars, min_size=36, max_size=40).map(lambda s: "ghp_" + s),
+    st.text(_key_chars, min_size=24, max_size=30).map(lambda s: "sk_live_" + s),
+    st.binary(min_size=20, max_size=20).map(btc_p2pkh),
+    st.binary(min_size=20, max_size=20).map(btc_bech32),
+    st.text(string.digits, min_size=18, max_size=18).map(lambda s: iban("DE", s)),
+)
+_filler = st.text(string.ascii_letters + " ,;:!?()\n", max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=_filler, secret=st.one_of(_emails, _ssns, _cards, _keys), after=_filler)
+def test_generated_pii_and_keys_never_survive(before: str, secret: str, after: str) -> None:
+    text = f"{before} {secret} {after}"
+    result = DEFAULT_REDACTOR.redact(text)
+    assert secret not in result.text
+    assert sum(result.counts.values()) >= 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.text(max_size=300),
+    st.lists(st.one_of(_emails, _ssns, _cards, _keys, st.text(string.printable, max_size=30)),
+             max_size=8).map(" ".join),
+))
+def test_redaction_is_idempotent(text: str) -> None:
+    once = DEFAULT_REDACTOR.redact(text).text
+    assert DEFAULT_REDACTOR.redact(once) == RedactionResult(once, {})
+
+
+# --- the embedded data --------------------------------------------------------------------------------------------
+def test_embedded_data_matches_the_reference_libraries() -> None:
+    """The patterns, scores and tables copied from presidio-analyzer, phonenumbers, tldextract and spaCy are the
+    installed ones (else: regenerate the data block, and re-run the comparison)."""
+    pytest.importorskip("presidio_analyzer")
+    from phonenumbers import phonenumbermatcher as pnm
+    from phonenumbers import phonenumberutil as pnu
+    from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
+    from presidio_analyzer.predefined_recognizers import (
+        CreditCardRecognizer,
+        CryptoRecognizer,
+        EmailRecognizer,
+        IbanRecognizer,
+        IpRecognizer,
+        PhoneRecognizer,
+        UrlRecognizer,
+        UsSsnRecognizer,
+    )
+    from presidio_analyzer.predefined_recognizers.generic import iban_patterns
+
+    def patterns(cls: Any) -> list[tuple[str, str, float]]:
+        return [(p.name, p.regex, p.score) for p in cls.PATTERNS]
+
+    assert patterns(EmailRecognizer) == [("Email (Medium)", rd._EMAIL_RX, 0.5)]
+    assert patterns(CreditCardRecognizer) == [("All Credit Cards (weak)", rd._CREDIT_CARD_RX, 0.3)]
+    assert patterns(UsSsnRecognizer) == list(rd._SSN_PATTERNS)
+    assert patterns(IpRecognizer) == list(rd._IP_PATTERNS)
+    assert patterns(IbanRecognizer) == [("IBAN Generic", rd._IBAN_RX, 0.5)]
+    assert patterns(CryptoRecognizer) == [("Crypto (Medium)", rd._CRYPTO_RX, 0.5)]
+    assert patterns(UrlRecognizer) == list(rd._url_patterns())
+    assert iban_patterns.regex_per_country == rd._iban_country_regex()
+    for cls, entity in ((EmailRecognizer, "EMAIL_ADDRESS"), (CreditCardRecognizer, "CREDIT_CARD"),
+                        (UsSsnRecognizer, "US_SSN"), (IpRecognizer, "IP_ADDRESS"), (IbanRecognizer, "IBAN_CODE"),
+                        (CryptoRecognizer, "CRYPTO"), (UrlRecognizer, "URL"), (PhoneRecognizer, "PHONE_NUMBER")):
+        assert tuple(cls.CONTEXT) == rd._CONTEXT[entity], entity
+    assert PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS == rd.DEFAULT_PHONE_REGIONS and PhoneRecognizer.SCORE == 0.4
+    enhancer = LemmaContextAwareEnhancer()
+    assert (enhancer.context_similarity_factor, enhancer.min_score_with_context_similarity,
+            enhancer.context_prefix_count, enhancer.context_suffix_count) == (
+        rd._CONTEXT_FACTOR, rd._CONTEXT_MIN_SCORE, rd._CONTEXT_PREFIX_COUNT, 0)
+
+    assert (pnm._PATTERN.pattern, pnm._PATTERN.flags) == (rd._PH_PATTERN.pattern, rd._PH_PATTERN.flags)
+    for ours, theirs in ((rd._PH_MATCHING_BRACKETS, pnm._MATCHING_BRACKETS), (rd._PH_PUB_PAGES, pnm._PUB_PAGES),
+                         (rd._PH_SLASH_SEPARATED_DATES, pnm._SLASH_SEPARATED_DATES),
+                         (rd._PH_TIME_STAMPS, pnm._TIME_STAMPS), (rd._PH_TIME_STAMPS_SUFFIX, pnm._TIME_STAMPS_SUFFIX),
+                         (rd._PH_LEAD_PATTERN, pnm._LEAD_PATTERN),
+                         (rd._PH_VALID_PHONE_NUMBER, pnu._VALID_PHONE_NUMBER_PATTERN), (rd._PH_EXTN, pnu._EXTN_PATTERN),
+                         (rd._PH_UNWANTED_END_CHARS, pnu._UNWANTED_END_CHAR_PATTERN),
+                         (rd._PH_SECOND_NUMBER_START, pnu._SECOND_NUMBER_START_PATTERN),
+                         (rd._PH_VALID_START_CHAR, pnu._VALID_START_CHAR_PATTERN),
+                         (rd._PH_PLUS_CHARS_PATTERN, pnu._PLUS_CHARS_PATTERN),
+                         (rd._PH_VALID_ALPHA_PHONE, pnu._VALID_ALPHA_PHONE_PATTERN)):
+        assert ours.pattern == theirs.pattern, theirs.pattern
+    assert [p.pattern for p in rd._PH_INNER_MATCHES] == [p.pattern for p in pnm._INNER_MATCHES]
+
+    assert rd._URL_TLDS == _url_tlds()
+    assert rd._IBAN_FORMATS == _iban_formats()
+    assert (rd._PSL_TLDS, rd._PSL_WILDCARD_TLDS) == _icann_tlds()
+    assert rd._STOP_WORDS == _stop_words()
+    cc_regions, meta = _phone_data()
+    assert rd._PHONE_CC_REGIONS == cc_regions
+    assert rd._PHONE_META == meta
+    assert rd._PHONE_MIN_DIGITS == 4  # the shortcut in the matcher: fewer digits are never a number
+
+
+# --- generators of the data block (see the module docstring) --------------------------------------------------------
+def _url_tlds() -> tuple[str, ...]:
+    from presidio_analyzer.predefined_recognizers import UrlRecognizer
+
+    base = UrlRecognizer.BASE_URL_REGEX
+    head, tail = r"((www\d{0,3}[.])?[a-z0-9.\-]{1,253}[.](?:", r")(?:/[^\s()<>\"']*)?)"
+    assert base.startswith(head) and base.endswith(tail)
+    middle = base[len(head):-len(tail)]
+    tlds = tuple(re.findall(r"\(\?:([a-z]+)\)", middle))
+    assert "|".join(f"(?:{t})" for t in tlds) == middle
+    return tlds
+
+
+_IBAN_BLOCKS = ("A2", "A3", "A4", "C2", "C3", "C4", "N2", "N3", "N4", "A", "C", "N")
+
+
+def _iban_formats() -> dict[str, str]:
+    from presidio_analyzer.predefined_recognizers.generic import iban_patterns as ip
+
+    blocks = {name: getattr(ip, name) for name in _IBAN_BLOCKS}
+    out = {}
+    for country, rx in ip.regex_per_country.items():
+        assert rx.startswith(f"({country})" + ip.CK)
+        rest, tokens = rx[len(f"({country})") + len(ip.CK):], []
+        while rest:
+            if rest.startswith("[0]"):
+                tokens.append("0")
+                rest = rest[3:]
+                continue
+            name = next(n for n in _IBAN_BLOCKS if rest.startswith(blocks[n]))  # longest first
+            tokens.append(name)
+            rest = rest[len(blocks[name]):]
+        out[country] = " ".join(tokens)
+    return out
+
+
+def _icann_tlds() -> tuple[frozenset[str], frozenset[str]]:
+    import tldextract.suffix_list as suffix_list
+
+    text = (pkgutil.get_data("tldextract", ".tld_set_snapshot") or b"").decode("utf-8")
+    public, _private = suffix_list.extract_tlds_from_suffix_list(text)
+    return (frozenset(s for s in public if "." not in s),
+            frozenset(s[2:] for s in public if s.startswith("*.") and s.count(".") == 1))
+
+
+def _stop_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+_TYPES = ("premium_rate", "toll_free", "shared_cost", "voip", "personal_number", "pager", "uan", "voicemail",
+          "fixed_line", "mobile")
+
+
+def _desc(d: Any) -> tuple[str, tuple[int, ...], tuple[int, ...]] | None:
+    if d is None or not d.national_number_pattern:
+        return None
+    return (d.national_number_pattern, tuple(d.possible_length), tuple(d.possible_length_local_only))
+
+
+def _phone_data() -> tuple[dict[int, tuple[str, ...]], dict[str, tuple[Any, ...]]]:
+    from phonenumbers import PhoneMetadata
+    from phonenumbers.phonenumberutil import COUNTRY_CODE_TO_REGION_CODE
+
+    default_ccs = {PhoneMetadata.metadata_for_region(r).country_code for r in rd.DEFAULT_PHONE_REGIONS}
+    cc_regions = {cc: tuple(regions) for cc, regions in sorted(COUNTRY_CODE_TO_REGION_CODE.items())}
+    meta = {}
+    for cc, regions in cc_regions.items():
+        for region in regions:
+            m = (PhoneMetadata.metadata_for_nongeo_region(cc) if region == "001"
+                 else PhoneMetadata.metadata_for_region(region))
+            if m is None:
+                continue
+            formats = None
+            if cc in default_ccs and regions[0] == region:
+                formats = tuple((f.pattern, f.leading_digits_pattern[-1] if f.leading_digits_pattern else None,
+                                 f.national_prefix_formatting_rule, bool(f.national_prefix_optional_when_formatting))
+                                for f in m.number_format)
+            meta[region if region != "001" else f"001/{cc}"] = (
+                m.country_code, m.international_prefix, m.national_prefix_for_parsing, m.national_prefix_transform_rule,
+                _desc(m.general_desc), tuple(_desc(getattr(m, t)) for t in _TYPES), m.leading_digits,
+                bool(m.same_mobile_and_fixed_line_pattern), formats)
+    return cc_regions, meta
+
+
+def _wrap(words: list[str] | tuple[str, ...], width: int = 108, indent: str = "    ") -> str:
+    lines, line = [], ""
+    for word in words:
+        if line and (len(line) + len(word) + 1 > width or "\n" in word):
+            lines.append(line)
+            line = ""
+        line = f"{line} {word}" if line else word
+    if line:
+        lines.append(line)
+    return "\n".join(indent + line for line in lines)
+
+
+def _fmt(obj: Any, indent: int, width: int = 114) -> str:
+    """repr() with long strings split into implicit concatenations and long tuples broken over lines."""
+    flat = repr(obj)
+    if indent + len(flat) <= width:
+        return flat
+    pad = " " * indent
+    if isinstance(obj, str):
+        chunks, rest = [], obj
+        while rest:
+            cut = max(20, width - indent - 4)
+            while len(repr(rest[:cut])) > width - indent - 2 and cut > 10:
+                cut -= 5
+            chunks.append(rest[:cut])
+            rest = rest[cut:]
+        return "(" + ("\n" + pad + " ").join(repr(c) for c in chunks) + ")"
+    if isinstance(obj, tuple):
+        inner = [_fmt(x, indent + 1, width) for x in obj]
+        return "(" + (",\n" + pad + " ").join(inner) + ("," if len(obj) == 1 else "") + ")"
+    return flat
+
+
+def render_data_block() -> str:
+    tlds, wildcard = _icann_tlds()
+    cc_regions, meta = _phone_data()
+    return "\n\n".join([
+        "_URL_TLDS = tuple('''\n" + _wrap(_url_tlds()) + "\n'''.split())",
+        "_IBAN_FORMATS = {\n" + _wrap([f"{k!r}: {v!r}," for k, v in _iban_formats().items()]) + "\n}",
+        "_PSL_TLDS = frozenset('''\n" + _wrap(sorted(tlds)) + "\n'''.split())",
+        f"_PSL_WILDCARD_TLDS = frozenset({sorted(wildcard)!r})",
+        "_STOP_WORDS = frozenset('''\n" + _wrap(sorted(_stop_words())) + "\n'''.split())",
+        "_PHONE_CC_REGIONS: dict[int, tuple[str, ...]] = {\n"
+        + _wrap([f"{cc}: {_fmt(rs, 6 + len(str(cc)), 100)}," for cc, rs in cc_regions.items()]) + "\n}",
+        "_PHONE_META: dict[str, tuple[Any, ...]] = {\n"
+        + "".join(f"    {k!r}: {_fmt(v, 6 + len(repr(k)))},\n" for k, v in meta.items()) + "}",
+    ]) + "\n"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--print-data"]:
+        print(render_data_block(), end="")
+    else:
+        print(json.dumps({"usage": "python tests/sdk/test_redaction.py --print-data"}))
