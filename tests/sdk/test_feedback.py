@@ -252,7 +252,9 @@ def test_never_blocks_and_the_queue_is_bounded(receiver, monkeypatch):
     ids = [inferwatch.feedback(f"{i + 1:032x}", thumbs_up=True) for i in range(10)]
     assert time.perf_counter() - began < 0.2
     dropped = inferwatch.feedback_stats()["dropped"]["queue_full"]
-    assert 6 <= dropped <= 7 and ids.count("") == dropped
+    # The sender may take up to one queue's worth (3) before it blocks on the slow receiver, and the queue holds 3
+    # more: at least 10 - 3 - 3 = 4 are dropped, whatever the thread scheduling.
+    assert 4 <= dropped <= 7 and ids.count("") == dropped
     assert inferwatch.feedback.flush(10) is True
     assert len(receiver.items()) == 10 - dropped and inferwatch.feedback_stats()["sent"] == 10 - dropped
 
