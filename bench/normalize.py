@@ -16,9 +16,11 @@ Scenarios (512-span protobuf requests, built before any clock starts):
 * ``genai+1KB``: the same with ~1 KB of prompt/completion per span (PII included, so redaction runs);
 * ``otel-mix``, ``openinference-mix``, ``langfuse-mix``: the payload builders of each convention, cycled, fresh
   ids per span (content included, as those instrumentations send it);
-* ``traffic``: ``examples/traffic.py``'s demo model (``--traffic-seed``): realistic, varied values (models, token
-  counts, response ids, users), so fewer attributes repeat across spans than in ``genai``: the memo's worst case
-  among these.
+* ``traffic``: ``examples/traffic.py``'s demo model (LLM spans only, no content): realistic, varied values
+  (models, token counts, response ids, users), and a *new* request every round (seeds ``--traffic-seed`` + round),
+  as a worker sees them: about a quarter of the attributes are new to the attribute memo (response ids, token
+  counts, timings), so this shows the fast path with misses, where ``genai`` (the same batch every round) is
+  almost all hits.
 
 Each round runs every variant once per scenario, interleaved, so a slow moment of a shared machine hits all of
 them; the table shows the median over ``--rounds`` rounds (and the best, the figure closest to an idle machine),
@@ -73,7 +75,8 @@ def _mix(builders: list[Callable[[], Any]], n: int) -> ExportTraceServiceRequest
     return P.make_request(*spans)
 
 
-def scenarios(traffic_seed: int) -> dict[str, bytes]:
+def scenarios(traffic_seed: int, rounds: int = 1) -> dict[str, list[bytes]]:
+    """Request bodies per scenario: one (timed again each round), or one per round for ``traffic``."""
     otel = [P.otel_genai_span, P.otel_genai_deprecated_span, P.sdk_span, P.sentry_span, P.openlit_span,
             P.traceloop_openai_span, P.traceloop_anthropic_span, P.vercel_do_stream_span, P.vercel_outer_span,
             P.retrieval_span, P.tool_span, P.http_server_span]  # fmt: skip
@@ -85,14 +88,17 @@ def scenarios(traffic_seed: int) -> dict[str, bytes]:
     lf_tool = {"langfuse.observation.type": "tool", "langfuse.observation.input": '{"q": "order 42"}',
                "langfuse.observation.output": '"shipped"'}  # fmt: skip
     langfuse = [P.langfuse_span, lambda: P.make_span("tool", lf_tool)]
-    traffic = build_request(TrafficModel(seed=traffic_seed), SPANS, app_spans=False)
+    traffic = [
+        build_request(TrafficModel(seed=traffic_seed + i), SPANS, app_spans=False).SerializeToString()
+        for i in range(rounds)
+    ]
     return {
-        "genai": P.genai_batch(SPANS).SerializeToString(),
-        "genai+1KB": P.genai_batch(SPANS, content_chars=1000).SerializeToString(),
-        "otel-mix": _mix(otel, SPANS).SerializeToString(),
-        "openinference-mix": _mix(openinference, SPANS).SerializeToString(),
-        "langfuse-mix": _mix(langfuse, SPANS).SerializeToString(),
-        "traffic": traffic.SerializeToString(),
+        "genai": [P.genai_batch(SPANS).SerializeToString()],
+        "genai+1KB": [P.genai_batch(SPANS, content_chars=1000).SerializeToString()],
+        "otel-mix": [_mix(otel, SPANS).SerializeToString()],
+        "openinference-mix": [_mix(openinference, SPANS).SerializeToString()],
+        "langfuse-mix": [_mix(langfuse, SPANS).SerializeToString()],
+        "traffic": traffic,
     }
 
 
@@ -146,30 +152,30 @@ def main(argv: list[str] | None = None) -> int:
     rounds = 5 if args.quick else args.rounds
 
     print(f"decode + normalize, {SPANS}-span protobuf requests, {rounds} rounds (+1 warm-up), process CPU time")
-    bodies = scenarios(args.traffic_seed)
+    bodies = scenarios(args.traffic_seed, rounds + 1)
     baseline = load_baseline(args.baseline)
     print("row check:")
-    for name, body in bodies.items():
-        check_rows(name, body)
+    for name, series in bodies.items():
+        check_rows(name, series[0])
 
     results: dict[str, dict[str, list[float]]] = {}
-    for name, body in bodies.items():
-        fns = variants(body, baseline)
-        times: dict[str, list[float]] = {v: [] for v in fns}
+    for name, series in bodies.items():
+        times: dict[str, list[float]] = {}
         for round_no in range(rounds + 1):
+            fns = variants(series[round_no % len(series)], baseline)
             for variant, fn in fns.items():
                 start = time.process_time()
                 fn()
                 elapsed = time.process_time() - start
                 if round_no:
-                    times[variant].append(elapsed)
+                    times.setdefault(variant, []).append(elapsed)
         results[name] = times
 
     print()
     header = f"{'scenario':<18} {'variant':<9} {'µs/span med':>11} {'best':>7} {'spans/s med':>12}  fast is"
     print(header)
     print("-" * len(header))
-    genai_fast_us = None
+    genai_fast_us = genai_fast_best = None
     genai_speedup = None
     for name, times in results.items():
         fast = times["fast"]
@@ -183,14 +189,15 @@ def main(argv: list[str] | None = None) -> int:
                 if name == "genai" and variant == "baseline":
                     genai_speedup = speedup
             elif name == "genai":
-                genai_fast_us = med
+                genai_fast_us, genai_fast_best = med, best
             print(f"{name:<18} {variant:<9} {med:11.1f} {best:7.1f} {1e6 / med:12,.0f}  {ratio}")
         print()
 
     print("targets (genai, 512 spans, no content):")
     if genai_fast_us is not None:
         verdict = "PASS" if genai_fast_us <= TARGET_US else "FAIL"
-        print(f"  {verdict}  decode + normalize <= {TARGET_US:.0f} µs/span: {genai_fast_us:.1f} µs/span (median)")
+        print(f"  {verdict}  decode + normalize <= {TARGET_US:.0f} µs/span: {genai_fast_us:.1f} µs/span (median; "
+              f"best round {genai_fast_best:.1f}; a busy shared box inflates the median, not the speed-up)")
     if genai_speedup is not None:
         verdict = "PASS" if genai_speedup >= TARGET_SPEEDUP else "FAIL"
         print(f"  {verdict}  >= {TARGET_SPEEDUP:.0f}x faster than the baseline: {genai_speedup:.2f}x")

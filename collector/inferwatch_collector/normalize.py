@@ -38,9 +38,9 @@ spec: cached tokens are a subset of the prompt; Anthropic's API and Langfuse usa
 Time to first token, first spelling present wins: our SDK's ``inferwatch.first_token.unix_nano`` (absolute),
 ``gen_ai.response.time_to_first_chunk`` (s, OTel), ``gen_ai.response.time_to_first_token`` (s, Sentry),
 ``gen_ai.server.time_to_first_token`` (s, OpenLIT's span attribute), ``ai.response.msToFirstChunk`` /
-``ai.stream.msToFirstChunk`` (ms, Vercel), the "First Token Stream Event" (OpenInference) or ``ai.stream.firstChunk``
-span event, Langfuse's ``completion_start_time`` (ISO string). ``ttft_ms`` is rounded half up and at least 1 when
-known; 0 when unknown, negative, or the call was explicitly not streamed.
+``ai.stream.msToFirstChunk`` (ms, Vercel), the "First Token Stream Event" (OpenInference) or
+``ai.stream.firstChunk`` span event, Langfuse's ``completion_start_time`` (ISO string). ``ttft_ms`` is rounded half
+up and at least 1 when known; 0 when unknown, negative, or the call was explicitly not streamed.
 
 Derived columns:
 
@@ -191,18 +191,17 @@ _KV_CACHE_LIMIT = 20_000
 _KV_CACHE_MAX_BYTES = 256
 
 
-def _entry(key: str, value: Any) -> _Entry:
+def _kv_entry(raw: bytes) -> _Entry:
+    """The entry of one encoded KeyValue (a _KV_CACHE miss); raises MalformedPayload for invalid bytes."""
+    key, value = decode_key_value(raw)
     code = KEY_CLASS.get(key)
     if code is None:
         code = classify_key(key)
     if code == PLAIN:
-        return key, value, value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else _to_str(value), 0
-    return key, value, None, code if code >= CONTENT else 0
-
-
-def _kv_entry(raw: bytes) -> _Entry:
-    """The entry of one encoded KeyValue (a _KV_CACHE miss); raises MalformedPayload for invalid bytes."""
-    entry = _entry(*decode_key_value(raw))
+        text = value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else _to_str(value)
+        entry: _Entry = (key, value, text, 0)
+    else:
+        entry = (key, value, None, code if code >= CONTENT else 0)
     if len(raw) <= _KV_CACHE_MAX_BYTES:
         if len(_KV_CACHE) >= _KV_CACHE_LIMIT:
             _KV_CACHE.clear()

@@ -490,7 +490,6 @@ def any_value_to_python(value: AnyValue) -> Any:
 
 
 _DOUBLE = struct.Struct("<d")
-_NOT_FAST = object()  # the Python fast path declines; upb decides
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:
@@ -506,45 +505,18 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             raise ValueError("varint longer than 10 bytes")
 
 
-def _fast_any_value(raw: bytes, pos: int, size: int) -> Any:
-    """The ``AnyValue`` encoded in ``raw[pos:size]`` when it is one scalar field; else :data:`_NOT_FAST`."""
-    if pos == size:
-        return None  # nothing set
-    tag = raw[pos]
-    if tag == 0x0A:  # 1: string_value
-        n = raw[pos + 1]
-        start = pos + 2
-        if n > 0x7F:
-            n, start = _varint(raw, pos + 1)
-        if start + n == size:
-            return raw[start:size].decode()
-    elif tag == 0x18:  # 3: int_value (int64: two's complement in a 10-byte varint when negative)
-        number, end = _varint(raw, pos + 1)
-        if end == size and number < 1 << 64:
-            return number - (1 << 64) if number >= 1 << 63 else number
-    elif tag == 0x10:  # 2: bool_value
-        if pos + 2 == size and raw[pos + 1] < 0x80:
-            return raw[pos + 1] != 0
-    elif tag == 0x21:  # 4: double_value
-        if pos + 9 == size:
-            return _DOUBLE.unpack_from(raw, pos + 1)[0]
-    elif tag == 0x3A:  # 7: bytes_value
-        n, start = _varint(raw, pos + 1)
-        if start + n == size:
-            return raw[start:size]
-    return _NOT_FAST  # arrays, kvlists, repeated or unknown fields, odd encodings
-
-
 def decode_key_value(raw: bytes) -> tuple[str, Any]:
     """One encoded ``KeyValue`` (an attribute of a :data:`FastTraceRequest`) → ``(key, value)``, the value as
     :func:`any_value_to_python` gives it for the same bytes parsed by the standard classes.
 
-    The common encoding (key, then one scalar value, as every SDK writes it) is read in Python; anything else
-    (arrays, kvlists, fields out of order or repeated, unknown fields) is parsed by upb's ``KeyValue``, so protobuf
-    semantics (last value wins, unknown fields ignored) are upb's own. Raises :class:`MalformedPayload` when the
-    bytes are not a valid ``KeyValue`` (bad protobuf, or a key or string that is not UTF-8)."""
+    The usual encoding (the key, then the value; a value holding one string, small int, bool, double or bytes) is
+    read here, in Python and in one function (calls are what costs); other values (arrays, kvlists, large or
+    negative ints) are parsed by upb's ``AnyValue``, and any other layout (fields out of order or repeated, unknown
+    fields) by upb's ``KeyValue``, so protobuf semantics (the last value wins, unknown fields are ignored) are
+    upb's own. Raises :class:`MalformedPayload` when the bytes are not a valid ``KeyValue`` (bad protobuf, or a key
+    or string that is not UTF-8)."""
     try:
-        if raw[0] == 0x0A:  # 1: key
+        if raw[0] == 0x0A:  # field 1, key
             n = raw[1]
             start = 2
             if n > 0x7F:
@@ -553,20 +525,56 @@ def decode_key_value(raw: bytes) -> tuple[str, Any]:
             size = len(raw)
             if end == size:  # no value
                 return raw[start:end].decode(), None
-            if end < size and raw[end] == 0x12:  # 2: value
+            if raw[end] == 0x12:  # field 2, value: an AnyValue in raw[pos:size]
                 m = raw[end + 1]
-                value_start = end + 2
+                pos = end + 2
                 if m > 0x7F:
-                    m, value_start = _varint(raw, end + 1)
-                if value_start + m == size:
-                    value = _fast_any_value(raw, value_start, size)
-                    if value is not _NOT_FAST:
-                        return raw[start:end].decode(), value
+                    m, pos = _varint(raw, end + 1)
+                if pos + m == size:
+                    key = raw[start:end].decode()
+                    if pos == size:  # nothing set
+                        return key, None
+                    tag = raw[pos]
+                    if tag == 0x0A:  # 1: string_value
+                        n = raw[pos + 1]
+                        start = pos + 2
+                        if n > 0x7F:
+                            n, start = _varint(raw, pos + 1)
+                        if start + n == size:
+                            return key, raw[start:size].decode()
+                    elif tag == 0x18:  # 3: int_value, a varint that must end the value
+                        last = raw[size - 1]
+                        n = size - pos - 1
+                        if last < 0x80 and n <= 10:
+                            if n == 1:
+                                return key, last
+                            if n == 2 and raw[pos + 1] > 0x7F:
+                                return key, (raw[pos + 1] & 0x7F) | last << 7
+                            if n == 3 and raw[pos + 1] > 0x7F and raw[pos + 2] > 0x7F:
+                                return key, (raw[pos + 1] & 0x7F) | (raw[pos + 2] & 0x7F) << 7 | last << 14
+                            if n > 3 and min(raw[pos + 1 : size - 1]) > 0x7F:  # one varint: upb assembles it
+                                return key, AnyValue.FromString(raw[pos:size]).int_value
+                    elif tag == 0x10:  # 2: bool_value
+                        if pos + 2 == size and raw[pos + 1] < 0x80:
+                            return key, raw[pos + 1] != 0
+                    elif tag == 0x21:  # 4: double_value
+                        if pos + 9 == size:
+                            return key, _DOUBLE.unpack_from(raw, pos + 1)[0]
+                    elif tag == 0x3A:  # 7: bytes_value
+                        n, start = _varint(raw, pos + 1)
+                        if start + n == size:
+                            return key, raw[start:size]
+                    try:
+                        return key, any_value_to_python(AnyValue.FromString(raw[pos:size]))
+                    except DecodeError:
+                        raise MalformedPayload(_BAD_KEY_VALUE) from None
     except (IndexError, ValueError):  # truncated, overlong, not UTF-8 (UnicodeDecodeError): upb says what it is
         pass
     try:
         kv = KeyValue.FromString(raw)
     except DecodeError:
-        raise MalformedPayload("attribute is not a valid OTLP KeyValue (bad protobuf or a string that is not "
-                               "UTF-8)") from None
+        raise MalformedPayload(_BAD_KEY_VALUE) from None
     return kv.key, any_value_to_python(kv.value)
+
+
+_BAD_KEY_VALUE = "attribute is not a valid OTLP KeyValue (bad protobuf or a string that is not UTF-8)"
