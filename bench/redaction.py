@@ -25,7 +25,9 @@ import argparse
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 for extra in (ROOT / "tests" / "sdk", ROOT / "sdk" / "src"):
@@ -40,7 +42,7 @@ TARGET_RATIO = 10.0
 TARGET_AGREEMENT = 0.99
 
 
-def agreement(samples: list[Sample], reference, redactor: Redactor) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def agreement(samples: list[Sample], reference: Any, redactor: Redactor) -> dict[str, float]:
     raw = resolved = scores = 0
     planted = found = 0
     for sample in samples:
@@ -49,7 +51,8 @@ def agreement(samples: list[Sample], reference, redactor: Redactor) -> dict[str,
         raw += {(r.entity_type, r.start, r.end) for r in ref} == {(f.entity_type, f.start, f.end) for f in ours}
         scores += ({(r.entity_type, r.start, r.end, round(r.score, 6)) for r in ref}
                    == {(f.entity_type, f.start, f.end, round(f.score, 6)) for f in ours})
-        ref_resolved = resolve_conflicts(sample.text, [Finding(r.entity_type, r.start, r.end, r.score) for r in ref])
+        ref_findings = [Finding(r.entity_type, r.start, r.end, r.score) for r in ref]
+        ref_resolved = resolve_conflicts(sample.text, ref_findings)
         our_resolved = redactor.resolve(sample.text, ours)
         resolved += ({(f.entity_type, f.start, f.end) for f in ref_resolved}
                      == {(f.entity_type, f.start, f.end) for f in our_resolved})
@@ -60,7 +63,7 @@ def agreement(samples: list[Sample], reference, redactor: Redactor) -> dict[str,
     return {"raw": raw / n, "resolved": resolved / n, "scores": scores / n, "recall": found / max(1, planted)}
 
 
-def rates(contenders, texts: list[str], batch: int = 20) -> list[float]:  # type: ignore[no-untyped-def]
+def rates(contenders: Sequence[Callable[[str], Any]], texts: list[str], batch: int = 20) -> list[float]:
     """Texts/s of each contender over ``texts``, taking turns on batches."""
     spent = [0.0] * len(contenders)
     for i in range(0, len(texts), batch):

@@ -7,7 +7,8 @@ numbers in real numbering-plan ranges, e-mail domains under public suffixes); th
 redactor must leave alone or that Presidio treats in its own way (cards failing Luhn, never-issued SSNs,
 versions, dates, times, order ids, amounts, hashes, UUIDs, ``config.py``, lower-case ``akia…``, ``sk-learn`` …).
 
-Standard library only; imported by ``tests/sdk/test_redaction.py`` and ``bench/redaction.py``.
+Standard library only at import; :func:`presidio_reference` (the analyzer it is compared with) imports Presidio
+and spaCy when called. Used by ``tests/sdk/test_redaction.py`` and ``bench/redaction.py``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import random
 import string
 from dataclasses import dataclass, field
 
-__all__ = ["Planted", "Sample", "corpus", "luhn_complete", "iban", "btc_p2pkh", "btc_bech32"]
+__all__ = ["Planted", "Sample", "btc_bech32", "btc_p2pkh", "corpus", "iban", "luhn_complete", "presidio_reference"]
 
 
 @dataclass(frozen=True)
@@ -55,7 +56,7 @@ class _Builder:
         return Sample("".join(self.parts), tuple(self.planted), kind)
 
 
-# --- value generators ----------------------------------------------------------------------------------------------
+# --- value generators --------------------------------------------------------------------------------------------
 def luhn_complete(body: str) -> str:
     """``body`` plus the check digit that makes it pass Luhn."""
     for d in "0123456789":
@@ -127,15 +128,18 @@ def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-_FIRST = ["jane", "john", "maria", "li", "ahmed", "sofia", "lucas", "emma", "noah", "priya", "omar", "chloe", "ivan",
+_FIRST = ["jane", "john", "maria", "li", "ahmed", "sofia", "lucas", "emma", "noah", "priya", "omar", "chloe",
+          "ivan",
           "fatima", "diego", "hana", "peter", "aisha", "tom", "nina"]
 _LAST = ["roe", "smith", "garcia", "chen", "khan", "rossi", "martin", "muller", "kowalski", "patel", "silva",
          "nguyen", "brown", "dubois", "novak", "tanaka", "obrien", "jensen", "haddad", "costa"]
 _DOMAINS = ["example.com", "acme.io", "corp.example.org", "mail.contoso.net", "shop.example.co.uk", "uni.edu",
             "gmail.com", "outlook.de", "startup.ai", "bank.example.fr", "health.example.org", "company.com.br"]
-_US_AREAS = ["212", "213", "312", "415", "503", "617", "646", "702", "718", "805", "917", "206", "303", "404", "512",
+_US_AREAS = ["212", "213", "312", "415", "503", "617", "646", "702", "718", "805", "917", "206", "303", "404",
+             "512",
              "602", "713", "305", "408", "650"]
 _ALNUM = string.ascii_letters + string.digits
+_HEX = "0123456789abcdef"
 _KEY = _ALNUM + "_-"
 
 
@@ -152,7 +156,7 @@ class _Gen:
     def chars(self, alphabet: str, n: int) -> str:
         return "".join(self.r.choice(alphabet) for _ in range(n))
 
-    # planted values ------------------------------------------------------------------------------------------------
+    # planted values ----------------------------------------------------------------------------------------------
     def email(self) -> str:
         first, last = self.pick(_FIRST), self.pick(_LAST)
         local = self.pick([f"{first}.{last}", f"{first[0]}{last}", f"{first}_{last}{self.r.randint(1, 99)}",
@@ -166,11 +170,14 @@ class _Gen:
         return self.pick([
             f"({area}) {sub}-{line}", f"{area}-{sub}-{line}", f"{area}.{sub}.{line}", f"+1 {area} {sub} {line}",
             f"+1-{area}-{sub}-{line}", f"1-800-{sub}-{line}", f"+44 20 7946 {self.digits(4)}",
-            f"020 7946 {self.digits(4)}", f"+44 74{self.digits(2)} {self.digits(6)}", f"+49 30 {self.digits(8, '123456789')}",
+            f"020 7946 {self.digits(4)}", f"+44 74{self.digits(2)} {self.digits(6)}",
+            f"+49 30 {self.digits(8, '123456789')}",
             f"030 {self.digits(8, '123456789')}", f"+49 151 {self.digits(8)}", f"+33 1 {self._pairs(4)}",
-            f"01 {self._pairs(4)}", f"+33 6 1{self.digits(1)} {self._pairs(3)}", f"+91 98{self.digits(3)} {self.digits(5)}",
+            f"01 {self._pairs(4)}", f"+33 6 1{self.digits(1)} {self._pairs(3)}",
+            f"+91 98{self.digits(3)} {self.digits(5)}",
             f"+55 11 9{self.digits(4, '6789')}-{self.digits(4)}", f"(11) 3{self.digits(3)}-{self.digits(4)}",
-            f"+61 2 9{self.digits(3)} {self.digits(4)}", f"+34 91{self.digits(1)} {self.digits(3)} {self.digits(3)}",
+            f"+61 2 9{self.digits(3)} {self.digits(4)}",
+            f"+34 91{self.digits(1)} {self.digits(3)} {self.digits(3)}",
             f"+81 3-3{self.digits(3)}-{self.digits(4)}", f"+52 55 {self.digits(4)} {self.digits(4)}",
             f"+972 3-{self.digits(3, '2345678')}-{self.digits(4)}", f"+30 21 0{self.digits(3)} {self.digits(4)}",
         ])  # fmt: skip
@@ -210,7 +217,8 @@ class _Gen:
         bban = {
             "DE": lambda: self.digits(18),
             "GB": lambda: self.chars(string.ascii_uppercase, 4) + self.digits(14),
-            "FR": lambda: self.digits(10) + self.chars(string.ascii_uppercase + string.digits, 11) + self.digits(2),
+            "FR": lambda: (self.digits(10) + self.chars(string.ascii_uppercase + string.digits, 11)
+                           + self.digits(2)),
             "NL": lambda: self.chars(string.ascii_uppercase, 4) + self.digits(10),
             "ES": lambda: self.digits(20),
             "IT": lambda: self.chars(string.ascii_uppercase, 1) + self.digits(10) + self.digits(12),
@@ -259,12 +267,14 @@ class _Gen:
         if kind == 8:
             return "BEARER_TOKEN", "Authorization: Bearer ", self.chars(_ALNUM + "._-", 40) + self.chars(_ALNUM, 1)
         if kind == 9:
-            return "SLACK_TOKEN", "SLACK_BOT_TOKEN=", f"xoxb-{self.digits(12)}-{self.digits(13)}-{self.chars(_ALNUM, 24)}"
+            token = f"xoxb-{self.digits(12)}-{self.digits(13)}-{self.chars(_ALNUM, 24)}"
+            return "SLACK_TOKEN", "SLACK_BOT_TOKEN=", token
         if kind == 10:
             return "STRIPE_API_KEY", "stripe.api_key = '", "sk_live_" + self.chars(_ALNUM, 24)
-        return "PASSWORD", self.pick(["password: ", "DB_PASSWORD=", '"password": "']), self.chars(_ALNUM + "!#%", 12)
+        lead = self.pick(["password: ", "DB_PASSWORD=", '"password": "'])
+        return "PASSWORD", lead, self.chars(_ALNUM + "!#%", 12)
 
-    # look-alikes -----------------------------------------------------------------------------------------------------
+    # look-alikes -------------------------------------------------------------------------------------------------
     def lookalike(self) -> str:
         r = self.r
         bad_card = self.digits(16, "456")
@@ -273,20 +283,31 @@ class _Gen:
         return self.pick([
             f"card {bad_card[:4]} {bad_card[4:8]} {bad_card[8:12]} {bad_card[12:]} was declined",
             f"ssn 000-{self.digits(2)}-{self.digits(4)} is invalid", f"666-{self.digits(2)}-{self.digits(4)}",
-            f"{self.digits(3, '12345678')}-00-{self.digits(4)}", f"{self.digits(3, '12345678')}-{self.digits(2)}-0000",
-            f"version {r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 30)}", f"v{r.randint(1, 4)}.{r.randint(0, 9)}",
-            f"released on 2024-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}", f"{r.randint(1, 12)}/{r.randint(1, 28)}/2024",
-            f"at {r.randint(0, 23):02d}:{r.randint(0, 59):02d}", f"2024-03-{r.randint(10, 28)} {r.randint(10, 23)}:{r.randint(10, 59)}:05",
-            f"order #{self.digits(6, '123456789')}", f"order ORD-2024-{self.digits(6)}", f"invoice INV{self.digits(5)}",
-            f"${r.randint(1, 9)},{self.digits(3)}.{self.digits(2)}", f"{r.randint(1, 99)}% of {r.randint(100, 999)} items",
-            f"tracking 1Z{self.chars(string.ascii_uppercase + string.digits, 16)}", f"ZIP {self.digits(5, '123456789')}",
-            f"commit {self.chars('0123456789abcdef', 40)}", f"id {self.chars('0123456789abcdef', 8)}-{self.chars('0123456789abcdef', 4)}-4{self.chars('0123456789abcdef', 3)}-a{self.chars('0123456789abcdef', 3)}-{self.chars('0123456789abcdef', 12)}",
-            "see config.py and README.md", "e.g. the settings page", "localhost:8080/health", "pip install scikit-learn",
+            f"{self.digits(3, '12345678')}-00-{self.digits(4)}",
+            f"{self.digits(3, '12345678')}-{self.digits(2)}-0000",
+            f"version {r.randint(1, 9)}.{r.randint(0, 20)}.{r.randint(0, 30)}",
+            f"v{r.randint(1, 4)}.{r.randint(0, 9)}",
+            f"released on 2024-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
+            f"{r.randint(1, 12)}/{r.randint(1, 28)}/2024",
+            f"at {r.randint(0, 23):02d}:{r.randint(0, 59):02d}",
+            f"2024-03-{r.randint(10, 28)} {r.randint(10, 23)}:{r.randint(10, 59)}:05",
+            f"order #{self.digits(6, '123456789')}", f"order ORD-2024-{self.digits(6)}",
+            f"invoice INV{self.digits(5)}",
+            f"${r.randint(1, 9)},{self.digits(3)}.{self.digits(2)}",
+            f"{r.randint(1, 99)}% of {r.randint(100, 999)} items",
+            f"tracking 1Z{self.chars(string.ascii_uppercase + string.digits, 16)}",
+            f"ZIP {self.digits(5, '123456789')}",
+            f"commit {self.chars(_HEX, 40)}",
+            f"id {self.chars(_HEX, 8)}-{self.chars(_HEX, 4)}-4{self.chars(_HEX, 3)}-a{self.chars(_HEX, 3)}-"
+            f"{self.chars(_HEX, 12)}",
+            "see config.py and README.md", "e.g. the settings page", "localhost:8080/health",
+            "pip install scikit-learn",
             "akia" + self.chars(string.ascii_lowercase + "234567", 16), "sk-learn is a library", "ghp_short",
             "a bearer of bad news", "the password is long enough", "eyJ is how base64 JSON starts",
             f"room {r.randint(100, 999)}, floor {r.randint(1, 30)}", f"ticket {self.digits(7, '123456789')}",
             f"PO {self.digits(10, '123456789')}", f"batch {self.digits(9, '123456789')}", "the @mention and user@",
-            f"{self.digits(3)} {self.digits(3)} {self.digits(3)}", f"lat 48.{self.digits(4)}, lon 2.{self.digits(4)}",
+            f"{self.digits(3)} {self.digits(3)} {self.digits(3)}",
+            f"lat 48.{self.digits(4)}, lon 2.{self.digits(4)}",
         ])  # fmt: skip
 
 
@@ -360,13 +381,13 @@ if __name__ == "__main__":  # a quick look: python tests/sdk/redaction_corpus.py
         print(sample.text, end="\n\n")
 
 
-# --- the reference: Presidio's AnalyzerEngine, offline (notes/pii-notifiers-ui-tooling.md §1) ------------------------
+# --- the reference: Presidio's AnalyzerEngine, offline (notes/pii-notifiers-ui-tooling.md §1) --------------------
 def presidio_reference(*, context: bool = True):  # type: ignore[no-untyped-def]
     """Presidio's ``AnalyzerEngine`` as ``inferwatch.redaction`` is compared with: a blank English spaCy pipeline
     (no model, nothing downloaded) with the notes' ``lower_lemma`` component so context words work (``context``),
     tldextract limited to its bundled public-suffix snapshot, and our secret recognizers registered as Presidio
-    ``PatternRecognizer``s (same regexes via ``\\K``, same scores, context words and validators), so both sides look
-    for the same entities. Returns ``analyze(text) -> list[RecognizerResult]`` with the attribute ``engine``.
+    ``PatternRecognizer``s (same regexes via ``\\K``, same scores, context words and validators), so both sides
+    look for the same entities. Returns ``analyze(text) -> list[RecognizerResult]`` with the attribute ``engine``.
 
     Needs presidio-analyzer, spaCy and tldextract (the ``test`` extra); imported here, not at module import.
     """

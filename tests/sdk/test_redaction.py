@@ -58,7 +58,7 @@ CORPUS_SIZE = 300  # ~10 s of Presidio on a slow 2-core machine
 AGREEMENT = 0.99
 
 
-# --- the Presidio comparison ---------------------------------------------------------------------------------------
+# --- the Presidio comparison -------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def reference() -> Any:
     pytest.importorskip("presidio_analyzer")
@@ -160,7 +160,7 @@ def test_the_deliberate_differences_and_presidio_compatible_mode(reference: Any,
     assert {e for e, _, _ in default - theirs} <= {"US_SSN", "EMAIL_ADDRESS"}
 
 
-# --- each entity ---------------------------------------------------------------------------------------------------
+# --- each entity -------------------------------------------------------------------------------------------------
 _JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUifQ"
         ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
 
@@ -329,7 +329,8 @@ def test_score_threshold_and_context_words() -> None:
 
 def test_long_texts_without_matches_stay_linear() -> None:
     # runs that naive patterns scan quadratically (Presidio's URL pattern included: this would hang, not be slow)
-    for blob in ("a" * 200_000, "1" * 200_000, "a.b-c" * 40_000, "@" * 100_000, "+1" * 50_000, "x" * 300 + ".q" * 50_000):
+    for blob in ("a" * 200_000, "1" * 200_000, "a.b-c" * 40_000, "@" * 100_000, "+1" * 50_000,
+                 "x" * 300 + ".q" * 50_000):
         assert DEFAULT_REDACTOR.redact(blob).counts == {}
 
 
@@ -373,7 +374,7 @@ def test_ner_without_an_entity_recognizer_is_unavailable(tmp_path: Path) -> None
     assert not redactor.available and "no entity recognizer" in redactor.reason
 
 
-# --- properties ----------------------------------------------------------------------------------------------------
+# --- properties --------------------------------------------------------------------------------------------------
 _LOCAL_CHARS = string.ascii_lowercase + string.digits + "._+-"
 _emails = st.builds(
     lambda first, rest, labels, tld: f"{first}{rest.rstrip('.')}@{'.'.join(labels)}.{tld}",
@@ -431,7 +432,7 @@ def test_redaction_is_idempotent(text: str) -> None:
     assert DEFAULT_REDACTOR.redact(once) == RedactionResult(once, {})
 
 
-# --- the embedded data --------------------------------------------------------------------------------------------
+# --- the embedded data -------------------------------------------------------------------------------------------
 def test_embedded_data_matches_the_reference_libraries() -> None:
     """The patterns, scores and tables copied from presidio-analyzer, phonenumbers, tldextract and spaCy are the
     installed ones (else: regenerate the data block, and re-run the comparison)."""
@@ -475,9 +476,11 @@ def test_embedded_data_matches_the_reference_libraries() -> None:
     assert (pnm._PATTERN.pattern, pnm._PATTERN.flags) == (rd._PH_PATTERN.pattern, rd._PH_PATTERN.flags)
     for ours, theirs in ((rd._PH_MATCHING_BRACKETS, pnm._MATCHING_BRACKETS), (rd._PH_PUB_PAGES, pnm._PUB_PAGES),
                          (rd._PH_SLASH_SEPARATED_DATES, pnm._SLASH_SEPARATED_DATES),
-                         (rd._PH_TIME_STAMPS, pnm._TIME_STAMPS), (rd._PH_TIME_STAMPS_SUFFIX, pnm._TIME_STAMPS_SUFFIX),
+                         (rd._PH_TIME_STAMPS, pnm._TIME_STAMPS),
+                         (rd._PH_TIME_STAMPS_SUFFIX, pnm._TIME_STAMPS_SUFFIX),
                          (rd._PH_LEAD_PATTERN, pnm._LEAD_PATTERN),
-                         (rd._PH_VALID_PHONE_NUMBER, pnu._VALID_PHONE_NUMBER_PATTERN), (rd._PH_EXTN, pnu._EXTN_PATTERN),
+                         (rd._PH_VALID_PHONE_NUMBER, pnu._VALID_PHONE_NUMBER_PATTERN),
+                         (rd._PH_EXTN, pnu._EXTN_PATTERN),
                          (rd._PH_UNWANTED_END_CHARS, pnu._UNWANTED_END_CHAR_PATTERN),
                          (rd._PH_SECOND_NUMBER_START, pnu._SECOND_NUMBER_START_PATTERN),
                          (rd._PH_VALID_START_CHAR, pnu._VALID_START_CHAR_PATTERN),
@@ -496,7 +499,7 @@ def test_embedded_data_matches_the_reference_libraries() -> None:
     assert rd._PHONE_MIN_DIGITS == 4  # the shortcut in the matcher: fewer digits are never a number
 
 
-# --- generators of the data block (see the module docstring) --------------------------------------------------------
+# --- generators of the data block (see the module docstring) -----------------------------------------------------
 def _url_tlds() -> tuple[str, ...]:
     from presidio_analyzer.predefined_recognizers import UrlRecognizer
 
@@ -573,10 +576,12 @@ def _phone_data() -> tuple[dict[int, tuple[str, ...]], dict[str, tuple[Any, ...]
             formats = None
             if cc in default_ccs and regions[0] == region:
                 formats = tuple((f.pattern, f.leading_digits_pattern[-1] if f.leading_digits_pattern else None,
-                                 f.national_prefix_formatting_rule, bool(f.national_prefix_optional_when_formatting))
+                                 f.national_prefix_formatting_rule,
+                                 bool(f.national_prefix_optional_when_formatting))
                                 for f in m.number_format)
             meta[region if region != "001" else f"001/{cc}"] = (
-                m.country_code, m.international_prefix, m.national_prefix_for_parsing, m.national_prefix_transform_rule,
+                m.country_code, m.international_prefix, m.national_prefix_for_parsing,
+                m.national_prefix_transform_rule,
                 _desc(m.general_desc), tuple(_desc(getattr(m, t)) for t in _TYPES), m.leading_digits,
                 bool(m.same_mobile_and_fixed_line_pattern), formats)
     return cc_regions, meta
@@ -594,7 +599,7 @@ def _wrap(words: list[str] | tuple[str, ...], width: int = 108, indent: str = " 
     return "\n".join(indent + line for line in lines)
 
 
-def _fmt(obj: Any, indent: int, width: int = 114) -> str:
+def _fmt(obj: Any, indent: int, width: int = 112) -> str:
     """repr() with long strings split into implicit concatenations and long tuples broken over lines."""
     flat = repr(obj)
     if indent + len(flat) <= width:
