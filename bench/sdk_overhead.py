@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.otel_exporters
 
 import httpx  # noqa: E402
 import openai  # noqa: E402
-from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult  # noqa: E402
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
 
 import inferwatch  # noqa: E402
-from inferwatch import client as iw_client  # noqa: E402
+from tests.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 TARGET_US = 50.0
@@ -107,23 +107,11 @@ class NullSpanExporter(SpanExporter):
         return True
 
 
-class NullMetricExporter(MetricExporter):
-    def __init__(self) -> None:
-        super().__init__(preferred_temporality={})
-
-    def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
-        return MetricExportResult.SUCCESS
-
-    def force_flush(self, timeout_millis: float = 10_000) -> bool:
-        return True
-
-    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
-        pass
 
 
 def start_sdk(exporter: SpanExporter) -> None:
-    inferwatch.init(exporter=exporter, endpoint="http://127.0.0.1:9", api_key="iwk_bench")
-    iw_client.get_pipeline()._metric_exporter = NullMetricExporter()
+    inferwatch.init(exporter=exporter, endpoint="http://127.0.0.1:9", api_key="iwk_bench",
+                    metric_exporter=NullMetricExporter())
 
 
 # --- calls --------------------------------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
+pytest_plugins = ["tests.mock_llm_fixtures"]  # the mock LLM server and real provider clients on it
+
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:

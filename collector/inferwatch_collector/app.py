@@ -22,7 +22,8 @@ from .auth import AuthError, KeyStore
 from .ingest_dedup import RecentRequests
 from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
-from .routes import feedback, health, keys, otlp, query
+from .pricing import pricer_for
+from .routes import budgets, costs, feedback, health, keys, otlp, planner, query
 from .settings import Settings, get_settings
 from .store import Store
 from .writer import BatchWriter
@@ -37,6 +38,7 @@ class IngestStats:
     spans_accepted: int = 0
     spans_rejected: int = 0
     duplicate_requests: int = 0
+    metric_points_received: int = 0  # OTLP metrics are counted, not stored (see routes/otlp.py)
     rejected_requests: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -64,8 +66,11 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         try:
             if run_migrations:
                 migrate(active, target_for(settings, active), progress=lambda msg: log.info("%s", msg))
+            prices_file = str(settings.prices_file) if settings.prices_file else None
+            pricer_for(prices_file)  # a bad price file stops the start here, with its message, not per request
             pool = IngestPool(settings.ingest_workers, max_bytes=settings.max_body_bytes,
-                              content_capture=settings.content_capture, retention_days=settings.retention_days)
+                              content_capture=settings.content_capture, retention_days=settings.retention_days,
+                              prices_file=prices_file)
             pool.start()
             writer = build_writer(active, settings)
             writer.start()
@@ -77,9 +82,19 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             app.state.ingest_stats = IngestStats()
             app.state.ingest_pool = pool
             app.state.inflight_bytes = ByteBudget(settings.max_inflight_bytes)
+            app.state.scheduler = None
             try:
+                mode = settings.collector_scheduler
+                if mode == "on" or (mode == "auto" and settings.embedded):
+                    # Imported here, not at module level: inferwatch_alerts depends on the collector, never the
+                    # reverse (DESIGN §1); the collector imports without it, this process only composes the two.
+                    from inferwatch_alerts.scheduler import start_scheduler
+
+                    app.state.scheduler = start_scheduler(active)
                 yield
             finally:
+                if app.state.scheduler is not None:
+                    app.state.scheduler.shutdown()  # before the store closes: a running job finishes first
                 pool.close()
                 writer.stop()
         finally:
@@ -93,7 +108,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         lifespan=lifespan,
         generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
     )
-    for module in (health, otlp, query, keys, feedback):
+    for module in (health, otlp, query, keys, feedback, planner, costs, budgets):
         app.include_router(module.router)
 
     @app.exception_handler(AuthError)

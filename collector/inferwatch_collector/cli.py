@@ -1,7 +1,8 @@
 """``inferwatch-server``: the composition root that starts and manages the platform.
 
 Subcommands: ``up`` (embedded platform: migrate, demo keys, collector, optional demo traffic), ``collector``,
-``migrate``, ``keys``, ``demo`` (traffic generator), ``config`` (every setting with its env var).
+``migrate``, ``keys``, ``demo`` (traffic generator), ``config`` (every setting with its env var), ``prices``
+(import a LiteLLM price file, show or list the prices calls are charged at).
 Settings come from ``INFERWATCH_*`` variables; ``--data-dir`` overrides ``INFERWATCH_DATA_DIR``.
 """
 
@@ -16,9 +17,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .prices import ModelPrice, PriceTable, Rates
 
 log = logging.getLogger("inferwatch")
 
@@ -177,9 +181,11 @@ def cmd_up(args: argparse.Namespace) -> int:
     traffic: list[subprocess.Popen] = []
 
     def start_traffic() -> None:
-        cmd = [sys.executable, "-m", "examples.traffic", "--url", base, "--key", keys["ingest"],
+        # The demo app: the SDK around the real openai/anthropic clients, against a local mock LLM server.
+        cmd = [sys.executable, "-m", "examples.demo_app", "--collector", base, "--key", keys["ingest"],
                "--rate", str(args.rate)]
-        print(f"demo traffic: {args.rate} LLM calls/s into project '{DEMO_PROJECT}'", flush=True)
+        print(f"demo app: ~{args.rate:g} user interactions/s (SDK + openai/anthropic clients -> local mock LLM) "
+              f"into project '{DEMO_PROJECT}'", flush=True)
         traffic.append(subprocess.Popen(cmd, cwd=_examples_root()))
 
     try:
@@ -196,9 +202,9 @@ def cmd_up(args: argparse.Namespace) -> int:
 def _examples_root() -> str:
     """The checkout that holds ``examples/`` (the demo generator is not part of the installed package)."""
     for candidate in (Path.cwd(), *Path(__file__).resolve().parents):
-        if (candidate / "examples" / "traffic.py").exists():
+        if (candidate / "examples" / "demo_app.py").exists():
             return str(candidate)
-    raise SystemExit("the demo traffic generator (examples/traffic.py) was not found: run from a checkout")
+    raise SystemExit("the demo (examples/demo_app.py, examples/traffic.py) was not found: run from a checkout")
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -220,6 +226,87 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- prices ----------------------------------------------------------------------------------------------------
+def _price_table(args: argparse.Namespace) -> PriceTable:
+    """The table calls are priced with: bundled, plus ``--prices-file`` or the configured user price file."""
+    from .prices import load_table
+
+    user_file = args.prices_file or getattr(_settings(args), "prices_file", None)
+    return load_table(user_file or None)
+
+
+def _per_million(value: int, unit: int) -> str:
+    """USD per 1M tokens of a compiled rate (``value × unit`` is 1e-18 USD per token), at least two decimals."""
+    from decimal import Decimal
+
+    text = f"{Decimal(value * unit).scaleb(-12):.6f}".rstrip("0")
+    whole, _, frac = text.partition(".")
+    return f"{whole}.{frac.ljust(2, '0')}"
+
+
+def _show_rates(price: ModelPrice, rates: Rates, tag: str | None) -> None:
+    from .prices import CACHE_READ, CACHE_WRITE, CACHE_WRITE_1H, OUTPUT, REASONING, tier_field
+
+    def given(field: str) -> bool:
+        return field in price.fields or (tag is not None and tier_field(field, tag) in price.fields)
+
+    rows = [
+        ("input", rates.input, None),
+        ("cache read", rates.cache_read, None if given(CACHE_READ) else "input rate"),
+        ("cache write (5 min)", rates.cache_write, None if given(CACHE_WRITE) else "input rate"),
+        ("cache write (1 hour)", rates.cache_write_1h, None if given(CACHE_WRITE_1H) else "5-minute write rate"),
+        ("output", rates.output, None if given(OUTPUT) else "0 for an embedding model"),
+        ("reasoning", rates.reasoning, None if given(REASONING) else "output rate"),
+    ]
+    for label, value, default in rows:
+        note = f"  (= {default}: not in the table)" if default else ""
+        print(f"  {label:22} {_per_million(value, rates.unit):>12}{note}")
+
+
+def cmd_prices(args: argparse.Namespace) -> int:
+    from .prices import TIER_THRESHOLDS, import_litellm, load_table
+
+    if args.prices_command == "import":
+        result = import_litellm(args.file, args.out)
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(result.skipped.items()))
+        print(f"imported {result.imported} models, skipped {result.skipped_total}"
+              + (f" ({reasons})" if reasons else ""))
+        table = load_table(result.out)
+        print(f"wrote {result.out} (price_version with it: {table.version})")
+        print(f"use it with INFERWATCH_PRICES_FILE={result.out}")
+        return 0
+    table = _price_table(args)
+    if args.prices_command == "show":
+        price = table.lookup(args.model)
+        if price is None:
+            print(f"no price for {args.model!r} in price_version {table.version}: its calls are stored unpriced",
+                  file=sys.stderr)
+            return 1
+        print(f"model          {args.model}")
+        provider = price.provider or "unknown provider"
+        print(f"resolved to    {price.name} ({provider}, {price.mode}, {price.source})")
+        print(f"price_version  {table.version}")
+        print("USD per 1M tokens:")
+        _show_rates(price, price.base, None)
+        tags = {threshold: tag for tag, threshold in TIER_THRESHOLDS.items()}
+        for threshold, rates in price.tiers:
+            print(f"prompts above {threshold:,} tokens (input incl. cache), the whole call:")
+            _show_rates(price, rates, tags[threshold])
+        return 0
+    provider = (args.provider or "").lower()
+    prices = [p for _, p in sorted(table.models.items()) if not provider or p.provider.lower() == provider]
+    print(f"price_version {table.version}: {len(prices)} of {len(table.models)} models, "
+          f"{len(table.aliases)} aliases; USD per 1M tokens")
+    print(f"{'model':58} {'provider':12} {'mode':10} {'input':>10} {'output':>10} {'cache read':>10}")
+    for price in prices:
+        rates = price.base
+        tiers = "  (+ long-context tier)" if price.tiers else ""
+        columns = (_per_million(rate, rates.unit) for rate in (rates.input, rates.output, rates.cache_read))
+        print(f"{price.name:58} {price.provider:12} {price.mode:10} "
+              + " ".join(f"{column:>10}" for column in columns) + tiers)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="inferwatch-server", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", help="embedded database directory (overrides INFERWATCH_DATA_DIR)")
@@ -228,8 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="run the embedded platform: migrate, demo keys, collector")
     up.add_argument("--host")
     up.add_argument("--port", type=int)
-    up.add_argument("--demo-traffic", action="store_true", help="also feed generated traffic into it")
-    up.add_argument("--rate", type=float, default=20.0, help="demo traffic, LLM calls per second")
+    up.add_argument("--demo-traffic", action="store_true",
+                    help="also run the demo app (examples/demo_app.py: SDK + real clients + mock LLM) into it")
+    up.add_argument("--rate", type=float, default=3.0, help="demo app, user interactions per second")
     up.set_defaults(func=cmd_up)
 
     col = sub.add_parser("collector", help="run the collector (ingest + query API)")
@@ -264,6 +352,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     cfg = sub.add_parser("config", help="print every setting, its env var and default")
     cfg.set_defaults(func=cmd_config)
+
+    prices = sub.add_parser("prices", help="the price table: import LiteLLM prices, show or list prices")
+    prices.add_argument("--prices-file", help="user price file laid over the bundled table (JSON or YAML)")
+    prices_sub = prices.add_subparsers(dest="prices_command", required=True)
+    imp = prices_sub.add_parser("import", help="convert LiteLLM's model_prices_and_context_window.json")
+    imp.add_argument("file", help="a LiteLLM price file (JSON)")
+    imp.add_argument("--out", default="inferwatch-prices.json", help="user price file to write")
+    show = prices_sub.add_parser("show", help="how a model name resolves and what it is charged")
+    show.add_argument("model")
+    plist = prices_sub.add_parser("list", help="every priced model")
+    plist.add_argument("--provider", help="only this provider (LiteLLM's name: openai, anthropic, gemini, ...)")
+    prices.set_defaults(func=cmd_prices)
+    # Commands that live beside the code they run (each module's register() adds its subcommands).
+    from . import budgets_cli, costs_cli, planner_cli, reports_cli
+
+    for module in (costs_cli, reports_cli, budgets_cli, planner_cli):
+        module.register(sub)
     return parser
 
 

@@ -161,8 +161,8 @@ LF_LLM_TYPES = {"generation": "chat", "embedding": "embeddings"}
 LF_SPAN_OPERATION = {"tool": "execute_tool", "agent": "invoke_agent", "retriever": "retrieval"}
 TRACELOOP_SPAN_OPERATION = {"workflow": "invoke_workflow", "agent": "invoke_agent", "tool": "execute_tool"}
 # finish reasons, compared after lower-casing and '-' → '_' (Vercel says "content-filter", Gemini "MAX_TOKENS")
-TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens"})
-REFUSAL_REASONS = frozenset({"content_filter", "refusal", "safety"})
+TRUNCATION_REASONS = sc.TRUNCATION_REASONS  # one list for the SDK and the collector
+REFUSAL_REASONS = sc.REFUSAL_REASONS
 # provider spellings → OTel gen_ai.provider.name values (deprecated gen_ai.system values, OpenInference, Vercel)
 PROVIDER_ALIASES = {
     "az.ai.inference": "azure.ai.inference",

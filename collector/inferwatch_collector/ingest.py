@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from .native import EncodedRows, encode_rows
 from .normalize import normalize
 from .otlp_decode import decode_traces_fast
+from .pricing import pricer_for
 
 
 @dataclass(frozen=True)
@@ -30,13 +31,17 @@ class IngestResult:
 
 
 def process_request(body: bytes, content_type: str, content_encoding: str | None, project_id: str, *,
-                    max_bytes: int, content_capture: str, retention_days: int) -> IngestResult:
-    """Decode, normalise and encode one request. Raises ``OtlpDecodeError`` for a body that cannot be read.
+                    max_bytes: int, content_capture: str, retention_days: int,
+                    prices_file: str | None = None) -> IngestResult:
+    """Decode, normalise, price and encode one request. Raises ``OtlpDecodeError`` for a body that cannot be
+    read.
 
     Spans older than the retention window are rejected (ClickHouse's TTL would silently drop them on insert).
+    Every LLM call is priced with the bundled table plus ``prices_file`` (see :mod:`pricing`).
     """
     message = decode_traces_fast(body, content_type, content_encoding, max_bytes)
-    batch = normalize(message, project_id, content_capture=content_capture, retention_days=retention_days)
+    batch = normalize(message, project_id, content_capture=content_capture, retention_days=retention_days,
+                      price=pricer_for(prices_file))
     tables = {}
     for table, rows in (("llm_calls", batch.llm_calls), ("spans", batch.spans), ("prompt_logs", batch.prompt_logs)):
         if rows:

@@ -33,7 +33,9 @@ def _warm() -> int:
     """Run once per worker at start so the first real request does not pay for imports."""
     import os
 
-    from . import normalize  # noqa: F401  (import cost is the point)
+    from . import normalize, pricing  # noqa: F401  (import cost is the point)
+
+    pricing.pricer_for(None)  # parse the bundled price table now, not on the first request
 
     return os.getpid()
 
@@ -65,10 +67,11 @@ class ByteBudget:
 class IngestPool:
     """Runs :func:`process_request` off the event loop and, with ``workers > 0``, off this process."""
 
-    def __init__(self, workers: int, *, max_bytes: int, content_capture: str, retention_days: int = 90) -> None:
+    def __init__(self, workers: int, *, max_bytes: int, content_capture: str, retention_days: int = 90,
+                 prices_file: str | None = None) -> None:
         self.workers = workers
         self._options = {"max_bytes": max_bytes, "content_capture": content_capture,
-                         "retention_days": retention_days}
+                         "retention_days": retention_days, "prices_file": prices_file}
         self._lock = threading.Lock()
         self._executor = self._new_executor()
 

@@ -151,6 +151,7 @@ def render(sql: str, target: Target) -> list[str]:
     """Render one migration source into the statements to run on ``target``, in order.
 
     Placeholders: ``{{on_cluster}}``, ``{{engine:Spec}}``, ``{{t:name}}``, ``{{distributed:name,key}}``,
+    ``{{alter:name}}`` (``ALTER TABLE`` of the table and, when sharded, of its Distributed table too),
     ``{{settings: a = 1, ...}}``, ``{{ddl_settings}}`` and ``{{<param>}}`` from ``target.params``. Full-line
     ``--`` comments are dropped; statements end with ``;`` at the end of a line; empty ones are skipped
     (``{{distributed:...}}`` renders to nothing outside ``sharded``).
@@ -179,9 +180,33 @@ def render(sql: str, target: Target) -> list[str]:
         raise MigrationError(f"unknown placeholder {match.group(0)!r}")
 
     text = "\n".join(line for line in sql.splitlines() if not line.lstrip().startswith("--"))
-    rendered = _PLACEHOLDER.sub(substitute, text)
-    statements = (statement.strip() for statement in _STATEMENT_END.split(rendered))
-    return [statement for statement in statements if statement]
+    rendered: list[str] = []
+    for statement in _STATEMENT_END.split(text):
+        for variant in _alter_variants(statement.strip(), target):
+            variant = _PLACEHOLDER.sub(substitute, variant).strip()
+            if variant:
+                rendered.append(variant)
+    return rendered
+
+
+_ALTER = re.compile(r"\{\{\s*alter\s*:\s*([^}]*)\}\}")
+
+
+def _alter_variants(statement: str, target: Target) -> list[str]:
+    """``{{alter:name}} ADD COLUMN ...``: one ALTER of the table, and on sharded targets a second one of its
+    Distributed table (a Distributed table copies its columns when created, so it must be altered too)."""
+    match = _ALTER.search(statement)
+    if match is None:
+        return [statement]
+    name = _ident(match.group(1).strip(), "table name")
+    if len(_ALTER.findall(statement)) != 1 or not statement.startswith(match.group(0)):
+        raise MigrationError(f"{{{{alter:{name}}}}} must appear once, at the start of its statement")
+    head = f"ALTER TABLE {{{{t:{name}}}}} {{{{on_cluster}}}}"
+    tables = [_ALTER.sub(head, statement, count=1)]
+    if target.mode == "sharded":
+        tables.append(_ALTER.sub(f"ALTER TABLE {target.database}.{name} ON CLUSTER {target.cluster}",
+                                 statement, count=1))
+    return tables
 
 
 # --------------------------------------------------------------------------------------------------- files

@@ -113,7 +113,7 @@ import math
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import orjson
 from inferwatch import semconv as sc
@@ -670,17 +670,26 @@ class _Errors:
         return self.messages
 
 
+#: Prices one LLM call for its row: ``price(model, provider, input_tokens, output_tokens, cache_read_tokens,
+#: cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, usage_missing, cache_hit)`` with tokens in the
+#: OTel convention → ``(cost_usd, price_version, (cost_input_usd, cost_cache_read_usd, cost_cache_write_usd,
+#: cost_output_usd, cost_reasoning_usd, cache_savings_usd, unpriced), cost_avoided_usd)``. See ``pricing.py``.
+Pricer = Callable[[str, str, int, int, int, int, int, int, bool, bool], tuple[float, str, tuple, float]]
+_NO_COSTS = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, False)
+
+
 class _Batch:
     """What every span of one normalize() call shares: options, readers for the input type, and the output."""
 
     __slots__ = (
         "project_id", "capture", "redactor", "scan", "read", "oldest_ns", "newest_ns", "retention_days",
-        "llm_calls", "spans", "prompt_logs", "errors", "redactions",
+        "llm_calls", "spans", "prompt_logs", "errors", "redactions", "price",
     )  # fmt: skip
 
     def __init__(self, project_id: str, capture: bool, redactor: Redactor, fast: bool, now_ns: int,
-                 retention_days: int) -> None:  # fmt: skip
+                 retention_days: int, price: Pricer | None) -> None:  # fmt: skip
         self.project_id = project_id
+        self.price = price
         self.capture = capture
         self.redactor = redactor
         self.scan = _scan_fast if fast else _scan_standard
@@ -703,19 +712,21 @@ def normalize(
     redactor: Redactor = DEFAULT_REDACTOR,
     retention_days: int = DEFAULT_RETENTION_DAYS,
     now_ns: int | None = None,
+    price: Pricer | None = None,
 ) -> NormalizedBatch:
     """Turn one OTLP trace request into rows. Never raises for a bad span (see the module docstring).
 
     ``request``: a :data:`.otlp_decode.FastTraceRequest` (fast) or an ``ExportTraceServiceRequest``; same rows.
     Spans starting more than ``retention_days`` before ``now_ns`` (default: the current time) or more than
-    :data:`MAX_FUTURE_SECONDS` after it are rejected."""
+    :data:`MAX_FUTURE_SECONDS` after it are rejected. ``price`` stamps each LLM call's cost columns (see
+    :data:`Pricer`); without it they stay zero and unflagged (the collector always passes one)."""
     if content_capture not in ("off", "redacted"):
         raise ValueError(f"content_capture must be 'off' or 'redacted', not {content_capture!r}")
     if retention_days < 1:
         raise ValueError(f"retention_days must be at least 1, not {retention_days!r}")
     batch = _Batch(
         project_id, content_capture == "redacted", redactor, isinstance(request, FastTraceRequest),
-        time.time_ns() if now_ns is None else now_ns, retention_days,
+        time.time_ns() if now_ns is None else now_ns, retention_days, price,
     )  # fmt: skip
     errors = batch.errors
     rejected = 0
@@ -894,7 +905,7 @@ def _convert(span: Any, index: int, service: str, scope_attrs: dict[str, str], b
     if is_llm:
         row = _llm_row(
             attrs, span, operation, project_id, service, trace_id, span_id, parent_span_id, start_ns, end_ns,
-            attributes, exception_type, first_token_event_ns, index, batch.errors,
+            attributes, exception_type, first_token_event_ns, index, batch.errors, batch.price,
         )  # fmt: skip
         batch.llm_calls.append(row)
         model, template = row.model, row.prompt_template
@@ -980,6 +991,7 @@ def _llm_row(
     first_token_event_ns: int | None,
     index: int,
     errors: _Errors,
+    price: Pricer | None,
 ) -> LlmCallRow:
     # This runs for every LLM call, so it is written for the interpreter: a column with alternative spellings reads
     # its first spelling inline (the usual case) and calls _first() for the others only when that one is absent;
@@ -1127,6 +1139,23 @@ def _llm_row(
     if type(response_chars) is not int or response_chars < 0:
         response_chars = _nonnegative(response_chars)
 
+    # cost: the 1-hour share of cache writes (never more than the writes), app-side cache hits, then the price
+    cache_write_1h = get(sc.CACHE_CREATION_1H_INPUT_TOKENS, 0)
+    if type(cache_write_1h) is not int or cache_write_1h < 0:
+        cache_write_1h = _nonnegative(cache_write_1h)
+    if cache_write_1h > cache_write:
+        cache_write_1h = cache_write
+    cache_hit = get(sc.CACHE_HIT)
+    cache_hit = cache_hit is not None and (cache_hit is True or _as_bool(cache_hit) is True)
+    model = request_model or response_model
+    if price is None:
+        cost, price_version, costs, avoided = 0.0, "", _NO_COSTS, 0.0
+    else:
+        cost, price_version, costs, avoided = price(
+            model, provider, input_tokens, output_tokens, cache_read, cache_write, cache_write_1h, reasoning,
+            usage_missing, cache_hit,
+        )  # fmt: skip
+
     # Column order of rows.LlmCallRow; tuple.__new__ skips the keyword parsing of a 42-field NamedTuple (and the
     # length check of _make). The whole-row tests build their expectations by keyword, so a reordered rows.py
     # fails them.
@@ -1142,7 +1171,7 @@ def _llm_row(
             response_id,  # response_id
             service,  # service_name
             span.name,  # span_name
-            request_model or response_model,  # model
+            model,  # model
             request_model,  # request_model
             response_model,  # response_model
             provider,  # provider
@@ -1172,9 +1201,14 @@ def _llm_row(
             experiment,  # experiment
             variant,  # variant
             user_hash,  # user_hash
-            0.0,  # cost_usd: pricing stamps cost_usd and price_version after normalisation
-            "",  # price_version
+            cost,  # cost_usd
+            price_version,  # price_version
             attributes,  # attributes
+            cache_write_1h,  # cache_write_1h_tokens
+            *costs,  # cost_input_usd, cost_cache_read_usd, cost_cache_write_usd, cost_output_usd,
+            # cost_reasoning_usd, cache_savings_usd, unpriced (see Pricer)
+            cache_hit,  # cache_hit
+            avoided,  # cost_avoided_usd
         ),
     )
 

@@ -53,6 +53,7 @@ import orjson
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
@@ -133,6 +134,34 @@ def decode_traces_fast(
     return _parse(FastTraceRequest, body)
 
 
+def decode_metrics(
+    body: bytes, content_type: str, content_encoding: str | None, max_bytes: int
+) -> ExportMetricsServiceRequest:
+    """Decode an OTLP/HTTP ``/v1/metrics`` body (same encodings, limits and errors as :func:`decode_traces`)."""
+    body, is_json = _body(body, content_type, content_encoding, max_bytes)
+    if not is_json:
+        return _parse(ExportMetricsServiceRequest, body)
+    try:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise MalformedPayload(f"invalid JSON: {exc}") from None
+    request = ExportMetricsServiceRequest()
+    json_to_message(document, request)
+    return request
+
+
+def count_data_points(request: ExportMetricsServiceRequest) -> int:
+    """Data points in a metrics request, whatever the metric types."""
+    total = 0
+    for resource in request.resource_metrics:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                kind = metric.WhichOneof("data")
+                if kind is not None:
+                    total += len(getattr(metric, kind).data_points)
+    return total
+
+
 def _body(body: bytes, content_type: str, content_encoding: str | None, max_bytes: int) -> tuple[bytes, bool]:
     """The decompressed body and whether it is JSON, after the media type and size checks."""
     media_type = _media_type(content_type)
@@ -164,7 +193,7 @@ def _parse(cls: Any, body: bytes) -> Any:
     try:
         request.ParseFromString(body)
     except DecodeError as exc:
-        raise MalformedPayload(f"invalid protobuf: {exc or 'cannot parse ExportTraceServiceRequest'}") from None
+        raise MalformedPayload(f"invalid protobuf: {exc or f'cannot parse {cls.__name__}'}") from None
     return request
 
 

@@ -105,8 +105,8 @@ _SUMS = """sum(calls) AS calls, sum(errors) AS errors, sum(input_tokens) AS inpu
     sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens,
     sum(cache_write_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
     sum(cost_usd) AS cost_usd, sum(refusals) AS refusals, sum(empty_responses) AS empty_responses,
-    sum(truncated) AS truncated, sum(usage_missing) AS usage_missing, sum(tool_calls) AS tool_calls,
-    sum(tool_call_failures) AS tool_call_failures"""
+    sum(truncated) AS truncated, sum(usage_missing) AS usage_missing, sum(unpriced) AS unpriced,
+    sum(tool_calls) AS tool_calls, sum(tool_call_failures) AS tool_call_failures"""
 
 
 def summary(store: Store, project_id: str, rng: TimeRange, model: str | None = None,
@@ -178,7 +178,7 @@ def cost_by_model(store: Store, project_id: str, rng: TimeRange, provider: str |
         f"""SELECT model, provider, sum(calls) AS calls, sum(input_tokens) AS input_tokens,
             sum(output_tokens) AS output_tokens, sum(cache_read_tokens) AS cache_read_tokens,
             sum(cache_write_tokens) AS cache_write_tokens, sum(reasoning_tokens) AS reasoning_tokens,
-            sum(cost_usd) AS cost_usd, sum(usage_missing) AS usage_missing
+            sum(cost_usd) AS cost_usd, sum(usage_missing) AS usage_missing, sum(unpriced) AS unpriced
             FROM {table} WHERE {where} GROUP BY model, provider ORDER BY cost_usd DESC, calls DESC, model""",
         {**rng.params(project_id), **extra},
     )

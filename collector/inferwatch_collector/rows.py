@@ -1,8 +1,9 @@
 """Typed rows and their column order, shared by the normaliser, the writer and the tests.
 
 Each row type is a ``NamedTuple`` whose field order is the insert column order, so a batch of rows becomes
-clickhouse-connect's column-oriented insert with one ``zip(*rows)`` and no per-row dict work. The migration in
-``migrations/0001_init.sql`` must declare every field here (a test checks it against ``DESCRIBE TABLE``).
+clickhouse-connect's column-oriented insert with one ``zip(*rows)`` and no per-row dict work. The migrations
+(``migrations/0001_init.sql``, ``0002_cost.sql``) must declare every field here (a test checks it against
+``DESCRIBE TABLE``).
 
 Times are integer microseconds since the Unix epoch: clickhouse-connect writes ints to ``DateTime64(6)``
 columns as raw ticks, which is exact and skips datetime conversion on the hot path.
@@ -59,9 +60,20 @@ class LlmCallRow(NamedTuple):
     experiment: str
     variant: str
     user_hash: str
-    cost_usd: float
-    price_version: str
+    cost_usd: float  # what the provider charges; 0 when unpriced, usage_missing or an app-side cache hit
+    price_version: str  # the price table that priced it ('' when not priced)
     attributes: dict[str, str]
+    # Added by migrations/0002_cost.sql (after `attributes`, in this order); defaults keep older call sites valid.
+    cache_write_1h_tokens: int = 0  # the share of cache_write_tokens billed at the 1-hour rate
+    cost_input_usd: float = 0.0  # uncached input
+    cost_cache_read_usd: float = 0.0
+    cost_cache_write_usd: float = 0.0  # 5-minute and 1-hour writes
+    cost_output_usd: float = 0.0  # output minus reasoning
+    cost_reasoning_usd: float = 0.0
+    cache_savings_usd: float = 0.0  # cache reads at the uncached input rate minus what they cost
+    unpriced: bool = False  # the model is in no price table: cost 0, counted, never a silent zero
+    cache_hit: bool = False  # answered from the application's own cache: no provider call
+    cost_avoided_usd: float = 0.0  # for a cache hit, what the served answer's usage would have cost
 
 
 class SpanRow(NamedTuple):
@@ -126,7 +138,10 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
         "prompt_template": "LowCardinality(String)", "prompt_version": "LowCardinality(String)",
         "experiment": "LowCardinality(String)", "variant": "LowCardinality(String)", "user_hash": "String",
         "cost_usd": "Float64", "price_version": "LowCardinality(String)",
-        "attributes": "Map(LowCardinality(String), String)",
+        "attributes": "Map(LowCardinality(String), String)", "cache_write_1h_tokens": "UInt32",
+        "cost_input_usd": "Float64", "cost_cache_read_usd": "Float64", "cost_cache_write_usd": "Float64",
+        "cost_output_usd": "Float64", "cost_reasoning_usd": "Float64", "cache_savings_usd": "Float64",
+        "unpriced": "Bool", "cache_hit": "Bool", "cost_avoided_usd": "Float64",
     },
     "spans": {
         "project_id": "LowCardinality(String)", "start_time": "DateTime64(6, 'UTC')",

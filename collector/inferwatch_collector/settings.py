@@ -90,6 +90,25 @@ class Settings(BaseSettings):
         100_000, ge=0, description="Recent request digests remembered so a retried OTLP request lands once."
     )
     key_cache_s: float = Field(30.0, ge=0, description="Seconds an API key lookup is cached.")
+    prices_file: Path | None = Field(
+        None,
+        description="YAML/JSON price file overriding or adding models to the bundled price table (see "
+        "`inferwatch-server prices`); re-read when it changes. Empty: bundled prices only.",
+    )
+
+    # --- scheduler ---
+    collector_scheduler: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Run the scheduled jobs (budget alerts, cost reports) inside the collector process. auto: "
+        "only on the embedded database (the collector is the one process that may open it); with a ClickHouse "
+        "server run one `inferwatch-server scheduler` instead. on: also with a server (in one collector only, "
+        "or alerts go out twice). off: never.",
+    )
+
+    @field_validator("prices_file", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: object) -> object:
+        return None if value == "" else value
 
     @field_validator("database", "cluster")
     @classmethod

@@ -238,3 +238,29 @@ def test_spans_outside_the_retention_window_are_rejected_by_name(client, store, 
     assert response.status_code == 200 and partial.rejected_spans == 1
     assert "retention" in partial.error_message
     assert count(store) == 1
+
+
+def metrics_request(points: int) -> bytes:
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+    from opentelemetry.proto.metrics.v1.metrics_pb2 import Histogram, HistogramDataPoint, Metric
+
+    request = ExportMetricsServiceRequest()
+    scope = request.resource_metrics.add().scope_metrics.add()
+    scope.metrics.append(Metric(name="gen_ai.client.operation.duration", histogram=Histogram(
+        data_points=[HistogramDataPoint(count=1, sum=0.5) for _ in range(points)])))
+    return request.SerializeToString()
+
+
+def test_otlp_metrics_are_accepted_counted_and_not_stored(client, store, keys):
+    response = post_metrics(client, metrics_request(3), keys.ingest)
+    assert response.status_code == 200, response.text
+    json_body = b'{"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "x", "sum": {"dataPoints": [{}]}}]}]}]}'
+    assert post_metrics(client, json_body, keys.ingest, JSON).status_code == 200
+    assert "inferwatch_metric_points_received_total 4" in client.get("/metrics").text
+    assert post_metrics(client, b"\xff\xff not protobuf", keys.ingest).status_code == 400
+    assert post_metrics(client, metrics_request(1), keys.read).status_code == 403  # needs the ingest scope
+    assert count(store) == 0
+
+
+def post_metrics(client: TestClient, body: bytes, key: str, headers: dict[str, str] = PROTOBUF):
+    return client.post("/v1/metrics", content=body, headers={**headers, **Keys.header(key)})

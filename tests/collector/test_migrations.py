@@ -30,12 +30,12 @@ from inferwatch_collector.store import Store
 
 DB = "inferwatch"
 CLUSTER = "iw_cluster"
-ROLLUPS = ("llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h")
+ROLLUPS = ("llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h", "cost_1d")
 EXPECTED_ENGINES = {
     "llm_calls": "MergeTree", "spans": "MergeTree", "prompt_logs": "MergeTree", "alert_events": "MergeTree",
     "feedback": "ReplacingMergeTree", "ab_results": "ReplacingMergeTree", "cost_reports": "ReplacingMergeTree",
     "alert_state": "ReplacingMergeTree", "projects": "ReplacingMergeTree", "api_keys": "ReplacingMergeTree",
-    "budgets": "ReplacingMergeTree", "schema_migrations": "ReplacingMergeTree",
+    "budgets": "ReplacingMergeTree", "schema_migrations": "ReplacingMergeTree", "job_runs": "ReplacingMergeTree",
     **{name: "AggregatingMergeTree" for name in ROLLUPS},
     **{f"{name}_mv": "MaterializedView" for name in ROLLUPS},
 }
@@ -95,7 +95,9 @@ def test_fresh_database_status_is_pending(settings: Settings) -> None:
     try:
         assert {s.status for s in status(fresh)} == {"pending"}
         messages: list[str] = []
-        assert migrate(fresh, target_for(settings, fresh), progress=messages.append) == ["0001_init.sql"]
+        shipped = [f.name for f in migration_files()]
+        assert shipped[:2] == ["0001_init.sql", "0002_cost.sql"]
+        assert migrate(fresh, target_for(settings, fresh), progress=messages.append) == shipped
         assert messages[0].startswith("0001_init.sql: applying") and "applied" in messages[-1]
     finally:
         fresh.close()
@@ -112,37 +114,37 @@ def test_failed_migration_is_recorded_then_dirty(store: Store) -> None:
     target = target_for(store.settings, store)
     create = ("CREATE TABLE IF NOT EXISTS {{t:scratch}} {{on_cluster}} (x UInt8) ENGINE = {{engine:MergeTree}} "
               "ORDER BY x;\n")
-    bad = MigrationFile.from_text("0002_scratch.sql", create + "ALTER TABLE {{t:scratch}} {{on_cluster}} "
+    bad = MigrationFile.from_text("0090_scratch.sql", create + "ALTER TABLE {{t:scratch}} {{on_cluster}} "
                                   "ADD COLUMN IF NOT EXISTS y NoSuchType {{ddl_settings}};\n")
     files = [*migration_files(), bad]
 
-    with pytest.raises(MigrationError, match=r"0002_scratch\.sql: statement 2 of 2 .*NoSuchType") as failure:
+    with pytest.raises(MigrationError, match=r"0090_scratch\.sql: statement 2 of 2 .*NoSuchType") as failure:
         migrate(store, target, files=files)
     recorded = status(store, files)[-1]
-    assert (recorded.name, recorded.status) == ("0002_scratch.sql", "failed")
+    assert (recorded.name, recorded.status) == ("0090_scratch.sql", "failed")
     assert "statement 2 of 2" in recorded.error and "NoSuchType" in recorded.error
     assert "NoSuchType" in str(failure.value)
 
-    with pytest.raises(MigrationError, match=r"0002_scratch\.sql: dirty \(left failed"):
+    with pytest.raises(MigrationError, match=r"0090_scratch\.sql: dirty \(left failed"):
         migrate(store, target, files=files)
 
-    fixed = MigrationFile.from_text("0002_scratch.sql", create + "ALTER TABLE {{t:scratch}} {{on_cluster}} "
+    fixed = MigrationFile.from_text("0090_scratch.sql", create + "ALTER TABLE {{t:scratch}} {{on_cluster}} "
                                     "ADD COLUMN IF NOT EXISTS y UInt16 {{ddl_settings}};\n")
-    assert migrate(store, target, files=[*migration_files(), fixed], force=True) == ["0002_scratch.sql"]
+    assert migrate(store, target, files=[*migration_files(), fixed], force=True) == ["0090_scratch.sql"]
     assert status(store, [*migration_files(), fixed])[-1].status == "applied"
 
     # The database now holds a migration the shipped package lacks: an older inferwatch must not touch it.
-    with pytest.raises(MigrationError, match=r"0002_scratch\.sql: recorded .* not shipped"):
+    with pytest.raises(MigrationError, match=r"0090_scratch\.sql: recorded .* not shipped"):
         migrate(store, target)
     assert status(store)[-1].status == "unknown"
 
 
 def test_new_migration_below_applied_version_is_refused(store: Store) -> None:
     target = target_for(store.settings, store)
-    later = MigrationFile.from_text("0005_later.sql", "SELECT 1;\n")
-    assert migrate(store, target, files=[*migration_files(), later]) == ["0005_later.sql"]
-    between = MigrationFile.from_text("0003_between.sql", "SELECT 1;\n")
-    with pytest.raises(MigrationError, match=r"0003_between\.sql: added below already-applied version 0005"):
+    later = MigrationFile.from_text("0095_later.sql", "SELECT 1;\n")
+    assert migrate(store, target, files=[*migration_files(), later]) == ["0095_later.sql"]
+    between = MigrationFile.from_text("0093_between.sql", "SELECT 1;\n")
+    with pytest.raises(MigrationError, match=r"0093_between\.sql: added below already-applied version 0095"):
         migrate(store, target, files=[*migration_files(), between, later])
 
 
@@ -155,7 +157,7 @@ def test_cluster_renderings_parse(store: Store, mode: str) -> None:
     statements = all_statements(target)
     for statement in statements:
         formatted = store.query("SELECT formatQuery({q:String})", parameters={"q": statement}).result_rows[0][0]
-        assert formatted.startswith("CREATE"), statement
+        assert formatted.startswith(("CREATE", "ALTER", "DROP")), statement
 
 
 def test_single_rendering_has_no_cluster_ddl() -> None:
@@ -376,3 +378,37 @@ def test_rollups_land_once_and_match_raw_rows(store: Store) -> None:
                            f"WHERE experiment != ''").result_rows[0][0]
     ab_p95 = one(f"SELECT quantileTDigestMerge(0.95)(latency_ms) FROM {DB}.ab_rollup_1h")
     assert abs(ab_p95 - ab_exact) <= 0.05 * ab_exact
+
+
+def test_alter_placeholder_alters_the_distributed_table_too() -> None:
+    source = "{{alter:x}} ADD COLUMN IF NOT EXISTS y UInt8 {{ddl_settings}};\n"
+    assert render(source, Target()) == ["ALTER TABLE inferwatch.x  ADD COLUMN IF NOT EXISTS y UInt8"]
+    assert render(source, Target(mode="sharded", cluster=CLUSTER)) == [
+        "ALTER TABLE inferwatch.x_local ON CLUSTER iw_cluster ADD COLUMN IF NOT EXISTS y UInt8 "
+        "SETTINGS alter_sync = 2",
+        "ALTER TABLE inferwatch.x ON CLUSTER iw_cluster ADD COLUMN IF NOT EXISTS y UInt8 SETTINGS alter_sync = 2",
+    ]
+    with pytest.raises(MigrationError, match="at the start of its statement"):
+        render("SELECT 1 {{alter:x}};\n", Target())
+
+
+def test_cost_migration_upgrades_a_0001_database_with_rows(settings: Settings) -> None:
+    """A database created by 0001 with calls in it gains the cost columns (zero for old rows) and cost_1d."""
+    fresh = Store.open(settings)
+    try:
+        target = target_for(settings, fresh)
+        first, second = migration_files()[:2]
+        assert migrate(fresh, target, files=[first]) == ["0001_init.sql"]
+        fresh.command(f"INSERT INTO {DB}.llm_calls (project_id, start_time, model, cost_usd) "
+                      "VALUES ('p1', now64(6), 'gpt-4o', 1.25)")
+        assert migrate(fresh, target, files=[first, second]) == ["0002_cost.sql"]
+        old = fresh.query(f"SELECT cost_usd, cost_input_usd, unpriced, cache_hit FROM {DB}.llm_calls").result_rows
+        assert old == [(1.25, 0.0, False, False)]
+        fresh.command(f"INSERT INTO {DB}.llm_calls (project_id, start_time, model, cost_usd, cost_output_usd, "
+                      "unpriced) VALUES ('p1', now64(6), 'mystery', 0, 0, true)")
+        rolled = fresh.query(f"SELECT sum(calls), sum(unpriced), sum(cost_output_usd) FROM {DB}.cost_1d").result_rows
+        assert rolled == [(1, 1, 0.0)]  # the MV sees rows inserted after it was created
+        hourly = fresh.query(f"SELECT sum(calls), sum(unpriced) FROM {DB}.llm_calls_1h").result_rows
+        assert hourly == [(2, 1)]
+    finally:
+        fresh.close()

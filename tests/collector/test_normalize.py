@@ -472,6 +472,8 @@ def test_ttft_rounding_unknown_negative_and_not_streamed() -> None:
         ({"gen_ai.response.finish_reasons": ["max_tokens"]}, True, False),
         ({"gen_ai.response.finish_reasons": ["MAX_TOKENS"]}, True, False),  # Gemini spelling
         ({"gen_ai.response.finish_reasons": '["max_output_tokens"]'}, True, False),  # JSON in a string
+        ({"gen_ai.response.finish_reasons": ["model_context_window_exceeded"]}, True, False),  # Anthropic
+        ({"gen_ai.response.finish_reasons": ["model_length"]}, True, False),  # vLLM
         ({"gen_ai.response.finish_reasons": ["length"], "inferwatch.truncated": False}, False, False),
         ({"gen_ai.response.finish_reasons": ["content_filter"]}, False, True),
         ({"gen_ai.response.finish_reasons": "content-filter"}, False, True),  # Vercel spelling

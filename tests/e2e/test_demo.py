@@ -1,7 +1,9 @@
 """`make demo`'s command, end to end: `inferwatch-server up --demo-traffic` on a fresh embedded database.
 
-The platform must come up on chDB, print its keys, and the generated traffic must become visible through the
-query API: the call count goes up between two reads.
+The platform must come up on chDB, print its keys, and the demo app's traffic (the SDK around the real openai and
+anthropic clients, against the mock LLM server) must become visible through the query API: the call count goes up
+between two reads, calls are priced, traces hold the retrieval step, users and variants are attributed, and the
+e-mail addresses some questions carry never reach the database in clear.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
            "INFERWATCH_FLUSH_INTERVAL_S": "0.2"}
     log = (tmp_path / "up.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "inferwatch_collector", "up", "--demo-traffic", "--rate", "50"],
+        [sys.executable, "-m", "inferwatch_collector", "up", "--demo-traffic", "--rate", "8"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     try:
@@ -75,6 +77,8 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
         models = httpx.get(f"{base}/api/v1/cost/by-model", headers={"Authorization": f"Bearer {keys['read']}"},
                            timeout=5).json()
         assert len({m["model"] for m in models}) >= 3  # several models, as a real app would have
+        assert {m["provider"] for m in models} >= {"openai", "anthropic"}
+        assert sum(m["cost_usd"] for m in models) > 0  # priced at ingest
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
@@ -90,5 +94,14 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
     store = Store.open(Settings(data_dir=data_dir))
     try:
         assert store.query("SELECT count() FROM llm_calls").result_rows[0][0] >= first
+        attributed = store.query("SELECT countIf(user_hash != ''), countIf(variant != ''), count() "
+                                 "FROM llm_calls WHERE service_name = 'demo-support-assistant' "
+                                 "AND feature = 'answer'").result_rows[0]
+        assert attributed[2] > 0 and attributed[0] == attributed[1] == attributed[2]
+        retrieval = store.query("SELECT count() FROM spans WHERE name = 'retrieve_docs'").result_rows[0][0]
+        assert retrieval > 0
+        leaked = store.query("SELECT count() FROM prompt_logs WHERE positionCaseInsensitive(prompt, "
+                             "'jane.doe@example.com') > 0").result_rows[0][0]
+        assert leaked == 0
     finally:
         store.close()

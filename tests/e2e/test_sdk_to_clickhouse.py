@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import os
 import signal
 import socket
@@ -37,8 +36,7 @@ from hypothesis import strategies as st  # noqa: E402
 import inferwatch  # noqa: E402
 from examples.mock_llm import count_tokens, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
-from inferwatch import client as iw_client  # noqa: E402
-from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult  # noqa: E402
+from tests.sdk.redaction_corpus import luhn_complete  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = "e2e"
@@ -57,30 +55,6 @@ M_ANT, M_ANT_STREAM = "claude-haiku-4-5", "claude-opus-4-5"
 M_PII_OPENAI, M_PII_ANT = "gpt-3.5-turbo", "claude-3-haiku-20240307"
 
 
-class NullMetricExporter(MetricExporter):
-    def __init__(self) -> None:
-        super().__init__(preferred_temporality={})
-
-    def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
-        return MetricExportResult.SUCCESS
-
-    def force_flush(self, timeout_millis: float = 10_000) -> bool:
-        return True
-
-    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
-        pass
-
-
-# --- PII generators (hypothesis strategies) -----------------------------------------------------------------
-def luhn_complete(digits: str) -> str:
-    """``digits`` + the check digit that makes the whole number Luhn-valid."""
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2 == 0:  # these positions are doubled once the check digit is appended
-            d = d * 2 - 9 if d * 2 > 9 else d * 2
-        total += d
-    return digits + str((10 - total % 10) % 10)
 
 
 def luhn_valid(number: str) -> bool:
@@ -236,8 +210,6 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
 
         inferwatch.init(endpoint=base, api_key=key, capture="redacted", schedule_delay_ms=50,
                         user_hash_key=HASH_KEY, sample_rate=1.0)
-        # the collector takes traces only (no /v1/metrics): metrics go nowhere instead of into 404s
-        iw_client.get_pipeline()._metric_exporter = NullMetricExporter()
         try:
             oai = inferwatch.wrap_openai(openai_client)
             ant = inferwatch.wrap_anthropic(anthropic_client)

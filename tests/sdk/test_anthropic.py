@@ -17,7 +17,6 @@ import pytest
 
 anthropic = pytest.importorskip("anthropic")
 
-from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import StatusCode  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
@@ -25,15 +24,9 @@ from pydantic import BaseModel  # noqa: E402
 import inferwatch  # noqa: E402
 from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
-from inferwatch import client as iw_client  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
-from tests.e2e.conftest import (  # noqa: E402,F401 - fixtures
-    MOCK_API_KEY,
-    _anthropic_session_client,
-    anthropic_client,
-    mock_llm,
-    mock_llm_server,
-)
+from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
 SNAPSHOT = "claude-haiku-4-5-20251001"
@@ -54,18 +47,6 @@ def user(text: str) -> list[dict[str, Any]]:
     return [{"role": "user", "content": text}]
 
 
-class NullMetricExporter(MetricExporter):
-    def __init__(self) -> None:
-        super().__init__(preferred_temporality={})
-
-    def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
-        return MetricExportResult.SUCCESS
-
-    def force_flush(self, timeout_millis: float = 10_000) -> bool:
-        return True
-
-    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
-        pass
 
 
 class Recorded:
@@ -85,8 +66,8 @@ class Recorded:
 
 def start_sdk(**options: Any) -> Recorded:
     exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, schedule_delay_ms=50, sample_rate=1.0, **{"capture": "off", **options})
-    iw_client.get_pipeline()._metric_exporter = NullMetricExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=50, sample_rate=1.0,
+                    **{"capture": "off", **options})
     return Recorded(exporter)
 
 
@@ -144,6 +125,10 @@ def test_cache_tokens_are_normalised(rec: Recorded, anthropic_client: Any, strea
     assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)  # cache reads and writes added back
     assert a[sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] == 10
     assert a[sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] == 5
+    # the mock writes to the 5-minute cache only (ephemeral_1h_input_tokens: 0): no 1-hour share
+    assert sc.CACHE_CREATION_1H_INPUT_TOKENS not in a
+    if not stream:
+        assert result.usage.cache_creation.ephemeral_5m_input_tokens == 5
 
 
 def test_stream_marks_ttft_and_usage(rec: Recorded, anthropic_client: Any) -> None:

@@ -105,12 +105,31 @@ def test_span_attributes_use_the_conventions():
     assert sc.GEN_AI_USAGE_INPUT_TOKENS not in missing and missing[sc.USAGE_MISSING] is True
 
 
+def test_new_metrics_fields_default_to_nothing_and_map_to_attributes():
+    m = InferenceMetrics(input_tokens=10, output_tokens=2)
+    assert (m.cache_write_1h_tokens, m.cache_hit, m.cache_hit_kind, m.downgraded_from) == (0, False, "", "")
+    attrs = m.span_attributes()
+    assert sc.CACHE_CREATION_1H_INPUT_TOKENS not in attrs and sc.CACHE_HIT not in attrs
+    assert not any(k.startswith("inferwatch.budget.") for k in attrs)
+    attrs = InferenceMetrics(input_tokens=10, output_tokens=2, cache_write_tokens=8, cache_write_1h_tokens=6,
+                             cache_hit=True, cache_hit_kind="exact", request_model="gpt-4o-mini",
+                             downgraded_from="gpt-4o").span_attributes()
+    assert attrs[sc.CACHE_CREATION_1H_INPUT_TOKENS] == 6
+    assert attrs[sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] == 8
+    assert attrs[sc.CACHE_HIT] is True and attrs["inferwatch.cache_hit.kind"] == "exact"
+    assert attrs["inferwatch.budget.downgraded_from"] == "gpt-4o"
+    assert attrs[sc.GEN_AI_REQUEST_MODEL] == "gpt-4o-mini"
+
+
 def test_usage_normalisation_to_the_otel_convention():
     assert normalise_openai_usage(1200, 150, 1024, 40) == {
         "input_tokens": 1200, "output_tokens": 150, "cache_read_tokens": 1024, "cache_write_tokens": 0,
         "reasoning_tokens": 40}
     # Anthropic: 300 fresh + 4000 read + 1000 written = 5300 input tokens in the OTel convention
     assert normalise_anthropic_usage(300, 401, 4000, 1000)["input_tokens"] == 5300
+    # of the 1000 written, 600 with the 1-hour TTL: a subset, the write count stays 1000
+    n = normalise_anthropic_usage(300, 401, 4000, 1000, 400, 600)
+    assert (n["input_tokens"], n["cache_write_tokens"], n["cache_write_1h_tokens"]) == (5300, 1000, 600)
 
 
 def test_options_precedence_and_validation(monkeypatch):

@@ -337,3 +337,18 @@ def test_a_read_key_is_refused_and_counted_failed(collector):
     assert inferwatch.feedback(TRACE, thumbs_up=True)
     inferwatch.feedback.flush(10)
     assert inferwatch.feedback_stats()["failed"] == 1 and inferwatch.feedback_stats()["sent"] == 0
+
+
+def test_feedback_by_response_id_of_a_recorded_call_carries_its_trace(receiver):
+    """The span may still be in the export queue: the SDK links the feedback to the call's trace itself."""
+    start(receiver.url)
+    with inferwatch.llm_call(model="m", provider="p") as call:
+        call.response(response_id="resp-linked-1")
+        call.usage(input_tokens=3, output_tokens=2)
+    ctx = call._span.get_span_context()
+    inferwatch.feedback(response_id="resp-linked-1", thumbs_up=True)
+    inferwatch.feedback(response_id="resp-unknown-2", thumbs_up=True)
+    inferwatch.feedback.flush(5)
+    linked, unknown = sorted(receiver.items(), key=lambda item: item["response_id"])
+    assert linked["trace_id"] == f"{ctx.trace_id:032x}" and linked["span_id"] == f"{ctx.span_id:016x}"
+    assert "trace_id" not in unknown

@@ -31,14 +31,6 @@ from inferwatch import context as iw_context  # noqa: E402
 from inferwatch.integrations import _streams  # noqa: E402
 from inferwatch.llm_call import LlmCall  # noqa: E402
 from inferwatch.metrics import InferenceMetrics  # noqa: E402
-from tests.e2e.conftest import (  # noqa: E402,F401 - fixtures
-    _anthropic_session_client,
-    _openai_session_client,
-    anthropic_client,
-    mock_llm,
-    mock_llm_server,
-    openai_client,
-)
 
 OPENAI_MODEL = "gpt-4o-mini"
 ANTHROPIC_MODEL = "claude-haiku-4-5"

@@ -17,7 +17,6 @@ import pytest
 
 openai = pytest.importorskip("openai")
 
-from opentelemetry.sdk.metrics.export import MetricExporter, MetricExportResult  # noqa: E402
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import StatusCode  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
@@ -25,15 +24,9 @@ from pydantic import BaseModel  # noqa: E402
 import inferwatch  # noqa: E402
 from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
-from inferwatch import client as iw_client  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
-from tests.e2e.conftest import (  # noqa: E402,F401 - fixtures
-    MOCK_API_KEY,
-    _openai_session_client,
-    mock_llm,
-    mock_llm_server,
-    openai_client,
-)
+from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 SNAPSHOT = "gpt-4o-mini-2024-07-18"
@@ -55,20 +48,6 @@ def user(text: str) -> list[dict[str, Any]]:
     return [{"role": "user", "content": text}]
 
 
-class NullMetricExporter(MetricExporter):
-    """Metrics go nowhere (the default exporter would retry against 127.0.0.1:4318 on every flush)."""
-
-    def __init__(self) -> None:
-        super().__init__(preferred_temporality={})
-
-    def export(self, metrics_data: Any, timeout_millis: float = 10_000, **kwargs: Any) -> MetricExportResult:
-        return MetricExportResult.SUCCESS
-
-    def force_flush(self, timeout_millis: float = 10_000) -> bool:
-        return True
-
-    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
-        pass
 
 
 class Recorded:
@@ -88,8 +67,8 @@ class Recorded:
 
 def start_sdk(**options: Any) -> Recorded:
     exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, schedule_delay_ms=50, sample_rate=1.0, **{"capture": "off", **options})
-    iw_client.get_pipeline()._metric_exporter = NullMetricExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=50, sample_rate=1.0,
+                    **{"capture": "off", **options})
     return Recorded(exporter)
 
 

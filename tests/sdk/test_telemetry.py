@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from types import SimpleNamespace
 
 import pytest
 from opentelemetry import metrics as otel_metrics
@@ -28,6 +29,7 @@ from inferwatch import _guard, telemetry
 from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
+from tests.otel_exporters import KeepingMetricExporter
 
 EMAIL = "alice@example.com"
 SECRET = "sk-proj-" + "A1b2C3d4" * 5
@@ -570,3 +572,43 @@ def test_a_forked_child_exports_its_own_spans_only(receiver: Receiver, make_pipe
     assert p.flush(5.0) is True and p.stats()["exported"] == 1  # the parent is unaffected
     assert sorted(s.name for s, _ in receiver.spans()) == ["child-span", "parent-span"]
     assert len(receiver.bodies("/v1/metrics")) == 1  # the child's; the parent recorded none
+
+
+
+
+
+class UpperRedactor:
+    policy = "upper-test"
+
+    def redact(self, text: str) -> SimpleNamespace:
+        return SimpleNamespace(text=text.upper())
+
+
+def test_init_takes_the_hooks_and_exporters_publicly():
+    """before_send, a custom redactor and a metric exporter are init() arguments, not private attributes."""
+    import inferwatch
+
+    seen: list[str] = []
+
+    def before_send(span):
+        seen.append(span.name)
+        return None if span.name.startswith("drop") else span
+
+    exporter, metrics = InMemorySpanExporter(), KeepingMetricExporter()
+    inferwatch.shutdown()
+    inferwatch.init(endpoint="http://127.0.0.1:9", api_key="k", exporter=exporter, capture="redacted",
+                    before_send=before_send, redactor=UpperRedactor(), metric_exporter=metrics)
+    try:
+        with inferwatch.llm_call(model="m", provider="p") as call:
+            call.content(input="secret words")
+            call.usage(input_tokens=1, output_tokens=1)
+        with inferwatch.llm_call(model="m", provider="p", operation="drop") as call:
+            call.usage(input_tokens=1, output_tokens=1)
+        assert inferwatch.flush(5)
+        (span,) = exporter.get_finished_spans()
+        assert len(seen) == 2 and span.name == seen[0]
+        assert "SECRET WORDS" in str(span.attributes.get("gen_ai.input.messages"))
+        assert inferwatch.stats()["dropped"].get("before_send") == 1
+        assert metrics.batches  # the metric path used the given exporter
+    finally:
+        inferwatch.shutdown()

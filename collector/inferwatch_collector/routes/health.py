@@ -41,6 +41,8 @@ def metrics(request: Request) -> str:
         "# TYPE inferwatch_requests_rejected_total counter",
         *(f'inferwatch_requests_rejected_total{{reason="{reason}"}} {count}'
           for reason, count in sorted(ingest.rejected_requests.items())),
+        "# TYPE inferwatch_metric_points_received_total counter",
+        f"inferwatch_metric_points_received_total {ingest.metric_points_received}",
         "# TYPE inferwatch_duplicate_requests_total counter",
         f"inferwatch_duplicate_requests_total {ingest.duplicate_requests}",
         "# TYPE inferwatch_rows_written_total counter",

@@ -1,4 +1,4 @@
-"""``POST /v1/traces``: OTLP/HTTP trace ingest (protobuf or JSON, optional gzip).
+"""``POST /v1/traces``: OTLP/HTTP trace ingest (protobuf or JSON, optional gzip); ``POST /v1/metrics``.
 
 Flow: authenticate (``ingest`` scope) → size check → shed load early if the write queue is full → decode,
 normalise and encode in the ingest pool (worker processes) → retried request? wait for its earlier write → hand
@@ -7,6 +7,11 @@ Answers follow the OTLP/HTTP spec: 200 with ``ExportTraceServiceResponse`` (``pa
 spans were rejected), errors as ``google.rpc.Status`` in the request's encoding, 503 + ``Retry-After`` when
 the write queue is full or the database is failing (exporters retry those), never a partial write: a request
 is validated whole before any of its rows are queued.
+
+``/v1/metrics`` accepts OTLP metrics (the SDK exports the GenAI client metrics next to its spans, and so do other
+instrumentations) and counts their data points without storing them: every figure they carry (durations, token
+usage, time to first chunk) is in the spans, per call and exact, and the rollups are computed from those. An
+exporter pointed at the collector's base URL therefore succeeds instead of failing with 404 on every batch.
 """
 
 from __future__ import annotations
@@ -19,13 +24,14 @@ from concurrent.futures import Future
 from fastapi import APIRouter, Request, Response
 from google.protobuf import json_format
 from google.rpc import status_pb2
+from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from starlette.concurrency import run_in_threadpool
 
 from ..auth import AuthError, parse_authorization, require
 from ..ingest_dedup import request_digest
 from ..ingest_pool import PoolUnavailable
-from ..otlp_decode import OtlpDecodeError
+from ..otlp_decode import OtlpDecodeError, count_data_points, decode_metrics
 from ..writer import QueueFull, WriteFailed
 
 log = logging.getLogger(__name__)
@@ -88,13 +94,9 @@ async def export_traces(request: Request) -> Response:
     settings = app.state.settings
     content_type = request.headers.get("content-type", "")
     encoding = request.headers.get("content-encoding", "") or ""
-    try:
-        key = parse_authorization(request.headers.get("authorization"),
-                                  request.headers.get("x-inferwatch-api-key"))
-        principal = await run_in_threadpool(app.state.keys.authenticate, key)
-        require(principal, "ingest")
-    except AuthError as exc:
-        return otlp_error(exc.status, exc.message, content_type)
+    principal = await _ingest_principal(request)
+    if isinstance(principal, Response):
+        return principal
 
     body = await _read_body(request, settings.max_body_bytes)
     if body is None:
@@ -130,6 +132,46 @@ async def export_traces(request: Request) -> Response:
         return otlp_error(400, f"the collector could not process this request ({type(exc).__name__})",
                           content_type)
     return _success(rejected, errors, content_type)
+
+
+async def _ingest_principal(request: Request):
+    """The caller's principal with the ``ingest`` scope, or the OTLP error answer to send."""
+    try:
+        key = parse_authorization(request.headers.get("authorization"),
+                                  request.headers.get("x-inferwatch-api-key"))
+        principal = await run_in_threadpool(request.app.state.keys.authenticate, key)
+        return require(principal, "ingest")
+    except AuthError as exc:
+        return otlp_error(exc.status, exc.message, request.headers.get("content-type", ""))
+
+
+@router.post(
+    "/v1/metrics",
+    summary="OTLP/HTTP metrics export: validated and counted, not stored (the spans carry the same figures)",
+    responses={400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
+               403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
+               415: {"description": "unsupported content type or encoding"}},
+)
+async def export_metrics(request: Request) -> Response:
+    app = request.app
+    content_type = request.headers.get("content-type", "")
+    principal = await _ingest_principal(request)
+    if isinstance(principal, Response):
+        return principal
+    limit = app.state.settings.max_body_bytes
+    body = await _read_body(request, limit)
+    if body is None:
+        return otlp_error(413, f"request body exceeds {limit} bytes", content_type)
+    try:
+        message = await run_in_threadpool(decode_metrics, body, content_type,
+                                          request.headers.get("content-encoding") or None, limit)
+    except OtlpDecodeError as exc:
+        return otlp_error(exc.status, exc.message, content_type)
+    app.state.ingest_stats.metric_points_received += count_data_points(message)
+    answer = ExportMetricsServiceResponse()
+    if _is_json(content_type):
+        return Response(json_format.MessageToJson(answer, indent=None), media_type=_JSON)
+    return Response(answer.SerializeToString(), media_type=_PROTOBUF)
 
 
 async def _ingest(app, future: Future, body: bytes, content_type: str, encoding: str, project_id: str

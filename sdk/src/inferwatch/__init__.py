@@ -7,7 +7,10 @@ Two lines in an app::
 
 then ``@inferwatch.observe`` on any function, ``with inferwatch.llm_call(...)`` around any client,
 ``inferwatch.wrap_openai(client)`` / ``inferwatch.instrument_openai()`` (and the Anthropic twins), and
-``with inferwatch.tags(feature=..., user_id=...)`` / ``inferwatch.experiment(...)`` for attribution. Nothing is
+``with inferwatch.tags(feature=..., user_id=...)`` / ``inferwatch.experiment(...)`` for attribution,
+``call.cache_hit("exact"|"semantic")`` for answers served from the app's own cache, and
+``inferwatch.budget_guard(...)`` (or ``init(budget_guard=...)``) to stop or downgrade calls once a hard budget is
+spent (:class:`BudgetExceeded`). Nothing is
 patched at import and nothing runs before ``init()``; no prompt text leaves the process unless ``capture`` says so.
 Importing ``inferwatch`` never imports ``openai`` or ``anthropic``: the provider functions below load their
 integration module when first called.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .budget import Budget, BudgetExceeded, BudgetGuard, budget_guard
 from .client import flush, get_options, init, shutdown, stats
 from .context import assign, experiment, hash_user_id, tags
 from .feedback import feedback, feedback_stats
@@ -71,10 +75,14 @@ def uninstrument_anthropic() -> bool:
 
 
 __all__ = [
+    "Budget",
+    "BudgetExceeded",
+    "BudgetGuard",
     "InferenceMetrics",
     "LlmCall",
     "__version__",
     "assign",
+    "budget_guard",
     "experiment",
     "feedback",
     "feedback_stats",

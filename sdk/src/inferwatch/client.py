@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, Callable, Mapping
 
 from . import _guard, context
 from .options import Options, resolve
@@ -25,10 +25,18 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
          capture: str | None = None, sample_rate: float | None = None, max_queue_size: int | None = None,
          max_export_batch_size: int | None = None, schedule_delay_ms: int | None = None,
          export_timeout_s: float | None = None, user_hash_key: str | None = None, enabled: bool | None = None,
-         exporter: Any = None) -> Options:
+         exporter: Any = None, budget_guard: bool | Mapping[str, Any] | None = None,
+         metric_exporter: Any = None, before_send: Callable[[Any], Any] | None = None,
+         redactor: Any = None) -> Options:
     """Start the SDK (argument > ``INFERWATCH_*`` env var > default). Calling it again returns the running
-    configuration unchanged: call :func:`shutdown` first to change it. ``exporter`` replaces the OTLP span
-    exporter (tests, or sending elsewhere)."""
+    configuration unchanged: call :func:`shutdown` first to change it. ``exporter`` / ``metric_exporter`` replace
+    the OTLP span / metric exporters (tests, or sending elsewhere). ``before_send(span)`` sees every finished span
+    in the export thread after redaction and returns it, a replacement ``ReadableSpan``, or None to drop it (a
+    hook that raises drops the span too: it may be a privacy filter; both are counted). ``redactor`` replaces the
+    built-in PII/secret redactor for ``capture="redacted"`` (an object with ``redact(text)`` returning a result
+    with ``.text``, like :class:`inferwatch.redaction.Redactor`). ``budget_guard``: ``True``, or the keyword arguments of
+    :func:`inferwatch.budget_guard` (e.g. ``{"downgrade": {"gpt-4o": "gpt-4o-mini"}}``), turns the budget guard
+    on with this endpoint and key."""
     global _pipeline, _options
     with _lock:
         if _pipeline is not None and _options is not None:
@@ -40,11 +48,20 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
         if not options.enabled:
             _options = options
             return options
+        guard = None
+        if budget_guard:  # built (and its arguments checked) before anything starts
+            from . import budget
+
+            settings = {} if budget_guard is True else dict(budget_guard)
+            guard = budget.make_guard(**{"endpoint": options.endpoint, "api_key": options.api_key, **settings})
         from .telemetry import Pipeline
 
         context.set_hash_key(options.user_hash_key or None)
-        _pipeline = Pipeline(options, exporter=exporter)
+        _pipeline = Pipeline(options, exporter=exporter, metric_exporter=metric_exporter, before_send=before_send,
+                             redactor=redactor)
         _options = options
+        if guard is not None:
+            budget.install(guard)
         return options
 
 
@@ -78,8 +95,10 @@ def shutdown(timeout: float = 5.0) -> None:
     global _pipeline, _options
     with _lock:
         pipeline, _pipeline, _options = _pipeline, None, None
+    from . import budget
     from .integrations import uninstrument_all
 
+    budget.stop()
     uninstrument_all()
     from .feedback import flush as flush_feedback
 
@@ -93,7 +112,10 @@ def shutdown(timeout: float = 5.0) -> None:
 
 
 def stats() -> dict[str, Any]:
-    """Queue and export counters, drops by reason and internal errors (empty counters before init)."""
+    """Queue and export counters, drops by reason and internal errors (empty counters before init); feedback
+    counters; the budget guard's (``"budget_guard"``: refreshes ok/failed, ``last_error``, ``last_refresh_age_s``,
+    ``fail_open``, ``calls_blocked``, ``calls_downgraded``; ``{"enabled": False}`` without a guard)."""
+    from . import budget
     from .feedback import stats as feedback_stats
 
     pipeline = _pipeline
@@ -103,4 +125,5 @@ def stats() -> dict[str, Any]:
     else:
         result = pipeline.stats()
     result["feedback"] = feedback_stats()
+    result["budget_guard"] = budget.stats()
     return result

@@ -36,7 +36,7 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
-from . import _guard, client, context
+from . import _guard, _responses, client, context
 
 log = logging.getLogger("inferwatch")
 
@@ -143,6 +143,10 @@ def _build(trace_id: Any, response_id: Any, thumbs_up: Any, score: Any, comment:
     if response_id is not None and (not isinstance(response_id, str) or not 0 < len(response_id) <= 256
                                     or _CONTROL.search(response_id)):
         raise _Invalid("response_id must be a non-empty string of at most 256 printable characters", "response_id")
+    if trace is None and response_id is not None:
+        recorded = _responses.lookup(response_id)  # a call this process made: link it by its trace now
+        if recorded is not None:
+            trace, span = recorded[0], span or recorded[1]
     if trace is None and response_id is None:
         trace, current_span = _current_ids()
         span = span or current_span

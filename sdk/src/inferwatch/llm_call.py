@@ -10,6 +10,18 @@ Usage for any client or a self-hosted model server::
         call.response(text=answer, finish_reason="stop")
     print(call.metrics.ttft_ms)
 
+An answer served from the app's own cache is recorded too, with the usage of the answer that was served::
+
+    with inferwatch.llm_call(model="gpt-4o", provider="openai", cache_hit="semantic") as call:
+        call.usage(input_tokens=cached.input_tokens, output_tokens=cached.output_tokens)
+
+The collector prices such a call at $0 and records what it would have cost as avoided (cache savings).
+
+With a budget guard (``inferwatch.budget_guard``), ``llm_call()`` checks the hard budgets of the current tags
+when it is called: it raises :class:`inferwatch.BudgetExceeded`, or, under a downgrade policy, records the call
+under the cheaper model, which the app reads from ``call.model`` and must then call itself (the manual API does
+not see the app's client). Calls made with ``cache_hit=`` are never blocked (they cost nothing).
+
 Every method is guarded: a mistake in recording never raises into the app, and the ``with`` block never
 swallows or alters the app's exception (it is only recorded as ``error.type``). Work on the caller's thread is
 limited to reading clocks and setting attributes; redaction and export happen in the export thread.
@@ -24,10 +36,10 @@ from typing import Any
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 
-from . import client, context
+from . import _responses, budget, client, context
 from . import semconv as sc
-from ._guard import guard
-from .metrics import InferenceMetrics
+from ._guard import guard, record_internal_error
+from .metrics import CACHE_HIT_KINDS, InferenceMetrics
 
 
 class LlmCall:
@@ -86,7 +98,23 @@ class LlmCall:
         self.end(exc)
         return False  # never swallow the app's exception
 
+    @property
+    def model(self) -> str:
+        """The model to call: the requested one, or its cheaper replacement under a budget downgrade."""
+        return self.metrics.request_model
+
     # --- facts, as they become known ---
+    def cache_hit(self, kind: str = "exact") -> None:
+        """Mark this call as answered from the application's own cache (``kind``: ``"exact"`` or
+        ``"semantic"``): the provider was not called. Give the served answer's usage to :meth:`usage`; the
+        collector prices the call at $0 and records that usage's price as the cost avoided by the cache."""
+        m = self.metrics
+        m.cache_hit = True
+        if isinstance(kind, str) and kind in CACHE_HIT_KINDS:
+            m.cache_hit_kind = kind
+        else:
+            record_internal_error("llm_call.cache_hit", ValueError("kind must be 'exact' or 'semantic'"))
+
     def first_token(self) -> None:
         """Mark the first content chunk (TTFT); only the first call counts."""
         if self.metrics.first_token_time_ns is None:
@@ -94,12 +122,15 @@ class LlmCall:
             self.metrics.streamed = True
 
     def usage(self, *, input_tokens: int | None = None, output_tokens: int | None = None,
-              cache_read_tokens: int = 0, cache_write_tokens: int = 0, reasoning_tokens: int = 0) -> None:
-        """Token counts in the OTel convention: input includes cache reads/writes, output includes reasoning."""
+              cache_read_tokens: int = 0, cache_write_tokens: int = 0, reasoning_tokens: int = 0,
+              cache_write_1h_tokens: int = 0) -> None:
+        """Token counts in the OTel convention: input includes cache reads/writes, output includes reasoning;
+        ``cache_write_1h_tokens`` is the part of ``cache_write_tokens`` written with a 1-hour TTL."""
         with guard("llm_call.usage"):
             m = self.metrics
             m.input_tokens, m.output_tokens = input_tokens, output_tokens
             m.cache_read_tokens, m.cache_write_tokens = cache_read_tokens or 0, cache_write_tokens or 0
+            m.cache_write_1h_tokens = min(cache_write_1h_tokens or 0, m.cache_write_tokens)
             m.reasoning_tokens = reasoning_tokens or 0
 
     def response(self, *, text: str | None = None, chars: int | None = None, finish_reason: str | None = None,
@@ -172,11 +203,16 @@ class LlmCall:
             if m.status == "error":
                 span.set_status(trace.Status(trace.StatusCode.ERROR, m.error_type))
             span.end(end_time=m.end_time_ns)
+            if m.response_id:  # feedback by response id can name this trace before the span is exported
+                ctx = span.get_span_context()
+                _responses.remember(m.response_id, f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}")
             ttft = m.ttft_ms
+            served = not m.cache_hit  # a cache hit used no provider tokens: kept out of the token histogram
             pipeline.record_metrics(
                 operation=m.operation, provider=m.provider, request_model=m.request_model,
-                response_model=m.response_model, duration_s=m.latency_ms / 1000, input_tokens=m.input_tokens,
-                output_tokens=m.output_tokens, ttfc_s=None if ttft is None else ttft / 1000,
+                response_model=m.response_model, duration_s=m.latency_ms / 1000,
+                input_tokens=m.input_tokens if served else None, output_tokens=m.output_tokens if served else None,
+                ttfc_s=None if ttft is None else ttft / 1000,
                 error_type=m.error_type or None,
             )
         return m
@@ -189,6 +225,20 @@ def _json(value: Any) -> str:
 
 
 def llm_call(*, model: str = "", provider: str = "", operation: str = "chat", streamed: bool = False,
-             attributes: dict[str, Any] | None = None) -> LlmCall:
-    """Record a call to any LLM client by hand (use as a context manager)."""
-    return LlmCall(model=model, provider=provider, operation=operation, streamed=streamed, attributes=attributes)
+             attributes: dict[str, Any] | None = None, cache_hit: str | None = None) -> LlmCall:
+    """Record a call to any LLM client by hand (use as a context manager); see the module docstring.
+
+    ``cache_hit="exact"|"semantic"`` marks an answer served from the app's own cache (as :meth:`LlmCall.cache_hit`
+    does) and skips the budget check. Raises :class:`inferwatch.BudgetExceeded` when a budget guard is on and a
+    hard budget of the current tags is exceeded (and no downgrade applies); nothing else ever raises here."""
+    downgraded_from = ""
+    if cache_hit is None:
+        decision = budget.enforce(model)  # raises BudgetExceeded; anything else in the guard is swallowed
+        if decision is not None:
+            downgraded_from, model = model, decision
+    call = LlmCall(model=model, provider=provider, operation=operation, streamed=streamed, attributes=attributes)
+    if downgraded_from:
+        call.metrics.downgraded_from = downgraded_from
+    if cache_hit is not None:
+        call.cache_hit(cache_hit)
+    return call

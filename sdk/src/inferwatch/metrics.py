@@ -3,7 +3,10 @@
 The same dataclass is filled by every way in (decorator, OpenAI and Anthropic wrappers, the manual API), is
 readable by app code (``call.metrics``), and becomes the span's attributes. Tokens follow the OTel convention
 whatever the provider reported: ``input_tokens`` includes cache reads and writes, ``output_tokens`` includes
-reasoning tokens.
+reasoning tokens; ``cache_write_1h_tokens`` is the part of ``cache_write_tokens`` billed at the 1-hour rate.
+
+A call answered from the application's own cache (``cache_hit``, see :meth:`inferwatch.LlmCall.cache_hit`) carries
+the usage of the answer that was served: the collector prices it at $0 and records that cost as avoided.
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ from typing import Any
 
 from . import semconv as sc
 
-TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length"})
-REFUSAL_REASONS = frozenset({"content_filter", "refusal", "safety"})
+# Names not (yet) in semconv; semconv's own constant wins once it exists there.
+CACHE_HIT_KINDS = frozenset({"exact", "semantic"})
+TRUNCATION_REASONS = sc.TRUNCATION_REASONS
+REFUSAL_REASONS = sc.REFUSAL_REASONS
 
 
 @dataclass
@@ -35,6 +40,7 @@ class InferenceMetrics:
     output_tokens: int | None = None
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
+    cache_write_1h_tokens: int = 0  # the part of cache_write_tokens written with a 1-hour TTL (Anthropic)
     reasoning_tokens: int = 0
     finish_reason: str = ""
     status: str = "ok"  # ok | error
@@ -50,6 +56,9 @@ class InferenceMetrics:
     experiment: str = ""
     variant: str = ""
     user_hash: str = ""
+    cache_hit: bool = False  # answered from the app's own cache: no provider call, the usage's cost was avoided
+    cache_hit_kind: str = ""  # exact | semantic
+    downgraded_from: str = ""  # the model asked for, when the budget guard routed the call to a cheaper one
     attributes: dict[str, Any] = field(default_factory=dict)
 
     # --- derived ---
@@ -114,6 +123,7 @@ class InferenceMetrics:
             sc.EXPERIMENT: self.experiment,
             sc.VARIANT: self.variant,
             sc.USER_HASH: self.user_hash,
+            sc.BUDGET_DOWNGRADED_FROM: self.downgraded_from,
         }
         attrs.update({k: v for k, v in optional.items() if v})
         if self.finish_reason:
@@ -124,12 +134,18 @@ class InferenceMetrics:
             attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = self.input_tokens
             attrs[sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = self.cache_read_tokens
             attrs[sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = self.cache_write_tokens
+            if self.cache_write_1h_tokens:
+                attrs[sc.CACHE_CREATION_1H_INPUT_TOKENS] = self.cache_write_1h_tokens
         if self.output_tokens is not None:
             attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = self.output_tokens
             attrs[sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = self.reasoning_tokens
         if self.first_token_time_ns is not None and self.streamed:
             attrs[sc.FIRST_TOKEN_TIME_UNIX_NANO] = self.first_token_time_ns
             attrs[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = (self.first_token_time_ns - self.start_time_ns) / 1e9
+        if self.cache_hit:
+            attrs[sc.CACHE_HIT] = True
+            if self.cache_hit_kind:
+                attrs[sc.CACHE_HIT_KIND] = self.cache_hit_kind
         tps = self.decode_tokens_per_s
         if tps is not None:
             attrs[sc.DECODE_TOKENS_PER_SECOND] = round(tps, 3)
@@ -147,8 +163,18 @@ def normalise_openai_usage(prompt_tokens: int | None, completion_tokens: int | N
 
 
 def normalise_anthropic_usage(input_tokens: int | None, output_tokens: int | None, cache_read: int | None,
-                              cache_creation: int | None) -> dict[str, int | None]:
-    """Anthropic reports cache reads and writes on top of ``input_tokens``: add them (OTel: input includes)."""
-    total_input = None if input_tokens is None else input_tokens + (cache_read or 0) + (cache_creation or 0)
+                              cache_creation: int | None, cache_creation_5m: int | None = None,
+                              cache_creation_1h: int | None = None) -> dict[str, int | None]:
+    """Anthropic reports cache reads and writes on top of ``input_tokens``: add them (OTel: input includes).
+
+    ``cache_creation_5m`` / ``cache_creation_1h`` are the ``usage.cache_creation`` breakdown by TTL; the 1-hour
+    part is kept as ``cache_write_1h_tokens`` (a subset of ``cache_write_tokens``, never more than it). When the
+    total is missing but the breakdown is there, the total is their sum."""
+    one_hour = cache_creation_1h or 0
+    if cache_creation is None and (cache_creation_5m or one_hour):
+        cache_creation = (cache_creation_5m or 0) + one_hour
+    cache_creation = cache_creation or 0
+    total_input = None if input_tokens is None else input_tokens + (cache_read or 0) + cache_creation
     return {"input_tokens": total_input, "output_tokens": output_tokens, "cache_read_tokens": cache_read or 0,
-            "cache_write_tokens": cache_creation or 0, "reasoning_tokens": 0}
+            "cache_write_tokens": cache_creation, "cache_write_1h_tokens": min(one_hour, cache_creation),
+            "reasoning_tokens": 0}

@@ -55,3 +55,17 @@ TOOL_CALL_FAILURES = "inferwatch.tool_call_failures"
 RESPONSE_CHARS = "inferwatch.response.chars"
 FIRST_TOKEN_TIME_UNIX_NANO = "inferwatch.first_token.unix_nano"
 DECODE_TOKENS_PER_SECOND = "inferwatch.decode.tokens_per_second"
+# Cache writes billed at the 1-hour rate (Anthropic's ephemeral_1h); a subset of the cache_creation count.
+CACHE_CREATION_1H_INPUT_TOKENS = "inferwatch.usage.cache_creation_1h.input_tokens"
+# Answered from the application's own cache (exact or semantic): no provider call, its cost was avoided.
+CACHE_HIT = "inferwatch.cache_hit"
+CACHE_HIT_KIND = "inferwatch.cache_hit.kind"  # exact | semantic
+# The model a hard budget's downgrade policy replaced (the call went to gen_ai.request.model instead).
+BUDGET_DOWNGRADED_FROM = "inferwatch.budget.downgraded_from"
+
+# --- finish reasons (normalised: lower case, '-' → '_') that set the quality flags ---------------------------
+# Truncated: the output limit (OpenAI length, Anthropic max_tokens, Responses max_output_tokens, vLLM's
+# model_length) or the context window (Anthropic model_context_window_exceeded) cut the answer short.
+TRUNCATION_REASONS = frozenset({"length", "max_tokens", "max_output_tokens", "model_length",
+                                "model_context_window_exceeded"})
+REFUSAL_REASONS = frozenset({"content_filter", "refusal", "safety"})

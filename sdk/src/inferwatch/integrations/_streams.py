@@ -90,6 +90,11 @@ def exit_call(token: Token[bool]) -> None:
     _in_call.reset(token)
 
 
+async def raising(exc: BaseException) -> Any:
+    """An awaitable that raises ``exc`` when awaited (an async call refused before it was made)."""
+    raise exc
+
+
 def capture_on() -> bool:
     options = client.get_options()
     return options is not None and options.capture != "off"

@@ -19,7 +19,9 @@ Recorded (sync and async clients alike), one ``LlmCall`` per request:
 
 Mapping: operation ``chat``; provider ``anthropic`` (``aws.bedrock`` / ``gcp.vertex_ai`` for those clients).
 Tokens: Anthropic reports cache reads and writes on top of ``input_tokens``; they are added in (OTel: input
-includes them), with ``cache_read``/``cache_creation`` kept apart; thinking tokens
+includes them), with ``cache_read``/``cache_creation`` kept apart, and the 1-hour share of the cache writes
+(``usage.cache_creation.ephemeral_1h_input_tokens``; in a stream from ``message_start`` unless ``message_delta``
+repeats it) as ``inferwatch.usage.cache_creation_1h.input_tokens``; thinking tokens
 (``usage.output_tokens_details.thinking_tokens``) become reasoning tokens (inside output, as Anthropic counts
 them). Finish reason: the stop reason as reported (``max_tokens`` -> truncated; ``refusal`` -> refusal).
 Response length: text blocks only (thinking blocks are reasoning, not the answer; they still mark the first token
@@ -31,6 +33,10 @@ A stream's usage arrives in ``message_delta``; a stream that ends without it kee
 ``message_start`` and is flagged ``usage_missing`` (no output count). Not recorded: ``with_raw_response`` /
 ``with_streaming_response``, ``messages.count_tokens``, batches, the ``beta`` namespace.
 
+Budget guard (``inferwatch.budget_guard``): checked before each recorded request; ``BudgetExceeded`` is raised
+before the provider is called (async ``create``: by the returned awaitable; ``messages.stream()``: by that call),
+or a downgrade rewrites the request's ``model``.
+
 Both entry points are inert until ``init()``, idempotent, safe to combine and undone by
 :func:`uninstrument_anthropic` and by ``inferwatch.shutdown()``. ``wrap_anthropic`` patches the client's
 ``messages`` resource instance and returns the same client object (``with_options()`` copies are not wrapped).
@@ -41,7 +47,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from .. import _guard
+from .. import _guard, budget
 from ..llm_call import LlmCall
 from ..metrics import normalise_anthropic_usage
 from . import DidNotEnable, uninstrument
@@ -112,29 +118,36 @@ def _factory(kind: str, is_async: bool) -> st.Factory:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if not switch.enabled or st.inactive(kwargs):
                     return original(self, *args, **kwargs)
+                downgraded = budget.enforce_request(kwargs)  # BudgetExceeded: raised by .stream() itself
                 token = st.enter_call()
                 try:
                     manager = original(self, *args, **kwargs)
                 finally:
                     st.exit_call(token)
                 with _guard.guard(f"{_WHERE}.prepare"):
-                    _record_manager(manager, self, kwargs, is_async)
+                    _record_manager(manager, self, kwargs, is_async, downgraded)
                 return manager
         elif is_async:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if not switch.enabled or st.inactive(kwargs):
                     return original(self, *args, **kwargs)
+                try:
+                    downgraded = budget.enforce_request(kwargs)
+                except budget.BudgetExceeded as exc:
+                    return st.raising(exc)  # raised when awaited, as the provider's own errors are
                 token = st.enter_call()
                 try:
                     coroutine = original(self, *args, **kwargs)  # argument errors still raise here, as before
                 finally:
                     st.exit_call(token)
-                return _record_async(coroutine, self, kwargs, kwargs.get("stream") is True)
+                return _record_async(coroutine, self, kwargs, kwargs.get("stream") is True, downgraded)
         else:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if not switch.enabled or st.inactive(kwargs):
                     return original(self, *args, **kwargs)
-                rec = _Recorder.prepare(self, kwargs, streamed=kwargs.get("stream") is True, is_async=False)
+                downgraded = budget.enforce_request(kwargs)  # BudgetExceeded: before the provider is called
+                rec = _Recorder.prepare(self, kwargs, streamed=kwargs.get("stream") is True, is_async=False,
+                                        downgraded_from=downgraded)
                 token = st.enter_call()
                 try:
                     result = original(self, *args, **kwargs)
@@ -149,8 +162,10 @@ def _factory(kind: str, is_async: bool) -> st.Factory:
     return make
 
 
-async def _record_async(awaitable: Any, resource: Any, kwargs: dict[str, Any], streamed: bool) -> Any:
-    rec = _Recorder.prepare(resource, kwargs, streamed=streamed, is_async=True)  # timing starts with the request
+async def _record_async(awaitable: Any, resource: Any, kwargs: dict[str, Any], streamed: bool,
+                        downgraded: str = "") -> Any:
+    rec = _Recorder.prepare(resource, kwargs, streamed=streamed, is_async=True,  # timing starts with the request
+                            downgraded_from=downgraded)
     try:
         result = await awaitable
     except BaseException as exc:
@@ -160,18 +175,18 @@ async def _record_async(awaitable: Any, resource: Any, kwargs: dict[str, Any], s
     return result if rec is None else rec.complete(result)
 
 
-def _record_manager(manager: Any, resource: Any, kwargs: dict[str, Any], is_async: bool) -> None:
+def _record_manager(manager: Any, resource: Any, kwargs: dict[str, Any], is_async: bool, downgraded: str) -> None:
     """Give a ``MessageStreamManager`` a recording request (see the module docstring)."""
     attr = next((name for name in vars(manager) if name.endswith("__api_request")), None)
     if attr is None:
         raise AttributeError(f"{type(manager).__name__} has no __api_request: anthropic changed its stream helper")
     request = vars(manager)[attr]
     if is_async:
-        setattr(manager, attr, _record_async(request, resource, kwargs, True))
+        setattr(manager, attr, _record_async(request, resource, kwargs, True, downgraded))
         return
 
     def recording_request() -> Any:
-        rec = _Recorder.prepare(resource, kwargs, streamed=True, is_async=False)
+        rec = _Recorder.prepare(resource, kwargs, streamed=True, is_async=False, downgraded_from=downgraded)
         try:
             raw = request()
         except BaseException as exc:
@@ -198,12 +213,21 @@ def _usage(usage: Any, fallback: Any = None) -> dict[str, Any]:
         value = getattr(usage, name, None)
         return getattr(fallback, name, None) if value is None and fallback is not None else value
 
+    breakdown = st.get(usage, "cache_creation")  # by TTL; a stream's message_delta usually leaves it out
+    if breakdown is None and fallback is not None:
+        breakdown = st.get(fallback, "cache_creation")
     normalised = normalise_anthropic_usage(pick("input_tokens"), getattr(usage, "output_tokens", None),
-                                           pick("cache_read_input_tokens"), pick("cache_creation_input_tokens"))
+                                           pick("cache_read_input_tokens"), pick("cache_creation_input_tokens"),
+                                           _count(st.get(breakdown, "ephemeral_5m_input_tokens")),
+                                           _count(st.get(breakdown, "ephemeral_1h_input_tokens")))
     thinking = getattr(getattr(usage, "output_tokens_details", None), "thinking_tokens", None)
     if thinking:
         normalised["reasoning_tokens"] = thinking
     return normalised
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 class _Recorder:
@@ -220,11 +244,13 @@ class _Recorder:
         self.tools = kwargs.get("tools")
 
     @classmethod
-    def prepare(cls, resource: Any, kwargs: dict[str, Any], *, streamed: bool, is_async: bool) -> _Recorder | None:
+    def prepare(cls, resource: Any, kwargs: dict[str, Any], *, streamed: bool, is_async: bool,
+                downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
             call = LlmCall(model=model if isinstance(model, str) else "", provider=_provider(resource),
                            operation="chat", streamed=streamed)
+            call.metrics.downgraded_from = downgraded_from
             call.start()
             capture = st.capture_on()
             rec = cls(call, kwargs, streamed, is_async, capture)

@@ -29,6 +29,9 @@ response's error code when ``failed``. Refusals: ``message.refusal`` / a ``refus
 counts as response length, so a refusal is not also "empty"). Tool calls: function and custom tool calls (not
 built-in tools such as web search); failures by the rules in ``_streams``.
 
+Budget guard (``inferwatch.budget_guard``): checked before each recorded request; ``BudgetExceeded`` is raised
+before the provider is called (async: by the returned awaitable), or a downgrade rewrites the request's ``model``.
+
 Not recorded (passed straight through): ``with_raw_response`` / ``with_streaming_response`` (the app reads the raw
 HTTP response itself), ``responses.stream(response_id=...)`` (resumes through ``retrieve``), ``responses.parse``,
 the legacy ``completions``, embeddings, the Assistants/Realtime APIs.
@@ -46,7 +49,7 @@ import logging
 import types
 from typing import Any, Callable
 
-from .. import _guard
+from .. import _guard, budget
 from ..llm_call import LlmCall
 from ..metrics import normalise_openai_usage
 from . import DidNotEnable, uninstrument
@@ -128,17 +131,22 @@ def _factory(api: str, is_async: bool) -> st.Factory:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if not switch.enabled or st.inactive(kwargs):
                     return original(self, *args, **kwargs)
+                try:
+                    downgraded = budget.enforce_request(kwargs)
+                except budget.BudgetExceeded as exc:
+                    return st.raising(exc)  # raised when awaited, as the provider's own errors are
                 token = st.enter_call()
                 try:
                     coroutine = original(self, *args, **kwargs)  # argument errors still raise here, as before
                 finally:
                     st.exit_call(token)
-                return _record_async(coroutine, self, api, kwargs)
+                return _record_async(coroutine, self, api, kwargs, downgraded)
         else:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 if not switch.enabled or st.inactive(kwargs):
                     return original(self, *args, **kwargs)
-                rec = _Recorder.prepare(self, api, kwargs, is_async=False)
+                downgraded = budget.enforce_request(kwargs)  # BudgetExceeded: before the provider is called
+                rec = _Recorder.prepare(self, api, kwargs, is_async=False, downgraded_from=downgraded)
                 token = st.enter_call()
                 try:
                     result = original(self, *args, **kwargs)
@@ -153,8 +161,8 @@ def _factory(api: str, is_async: bool) -> st.Factory:
     return make
 
 
-async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[str, Any]) -> Any:
-    rec = _Recorder.prepare(resource, api, kwargs, is_async=True)  # timing starts when the request does
+async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[str, Any], downgraded: str) -> Any:
+    rec = _Recorder.prepare(resource, api, kwargs, is_async=True, downgraded_from=downgraded)  # timing starts now
     try:
         result = await coroutine
     except BaseException as exc:
@@ -205,12 +213,14 @@ class _Recorder:
         self.functions = kwargs.get("functions")
 
     @classmethod
-    def prepare(cls, resource: Any, api: str, kwargs: dict[str, Any], *, is_async: bool) -> _Recorder | None:
+    def prepare(cls, resource: Any, api: str, kwargs: dict[str, Any], *, is_async: bool,
+                downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
             streamed = kwargs.get("stream") is True
             call = LlmCall(model=model if isinstance(model, str) else "", provider=_provider(resource),
                            operation="chat", streamed=streamed)
+            call.metrics.downgraded_from = downgraded_from
             call.start()
             capture = st.capture_on()
             rec = cls(call, api, kwargs, streamed, is_async, capture)

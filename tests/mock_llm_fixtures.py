@@ -1,4 +1,5 @@
-"""End-to-end fixtures: the mock LLM server (examples/mock_llm.py) and real provider clients pointed at it.
+"""Mock-LLM fixtures for every test directory (registered in tests/conftest.py as a pytest plugin): the mock LLM
+server (examples/mock_llm.py) and real provider clients pointed at it.
 
 - ``mock_llm_server`` (session): one :class:`~examples.mock_llm.MockLLMServer` on 127.0.0.1 and a free port,
   ``latency="none"``, ``seed=0``; stopped at the end of the session.

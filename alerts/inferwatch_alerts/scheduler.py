@@ -1,0 +1,225 @@
+"""The scheduler: APScheduler 3.x running inferwatch's periodic jobs, each run recorded in ``job_runs``.
+
+Where it runs (DESIGN §2): inside the collector process in embedded mode, because only that process may open
+the chDB directory (the collector's lifespan calls :func:`start_scheduler`); as ``inferwatch-server scheduler``,
+its own process, against a ClickHouse server, exactly one active (alert deduplication reads the database, so
+two active schedulers could both decide an alert is due in the same minute).
+
+How a job runs: APScheduler's ``BackgroundScheduler`` with ``max_instances=1`` (a slow run is never overlapped
+by the next), ``coalesce=True`` (runs missed while the process was busy collapse into one) and a misfire grace
+per job. Every run goes through :func:`inferwatch_alerts.job_runs.run_recorded`, which records start, end,
+outcome and error and never raises, so a failing job cannot take the scheduler down; it simply runs again at its
+next tick, or sooner when its spec has ``retry_after_s`` (a daily job should not wait a day to retry). Jobs are
+plain ``func(store, now)`` functions, so tests call them directly, or through :meth:`Scheduler.run_now`.
+
+Jobs are held in memory and re-added on every start (fixed ids), so nothing replays a backlog after a restart;
+a job with ``catch_up_after_s`` instead runs shortly after start when its last recorded success (in the
+database) is older than that, so a daily report missed while the scheduler was down is still produced.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.base import BaseTrigger
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from inferwatch_collector.store import Store
+
+from .budget_alerts import evaluate_budgets
+from .job_runs import JobFailed, JobRun, last_success, run_recorded
+
+log = logging.getLogger("inferwatch.scheduler")
+
+BUDGETS_JOB: Final = "budgets"
+COST_REPORT_JOB: Final = "cost_report"
+#: Delay before catch-up runs after a start, so a collector that is started and stopped at once (tests, a
+#: misconfigured deploy) does not run a daily job on the way.
+DEFAULT_START_DELAY_S: Final = 60.0
+
+
+class JobUnavailable(RuntimeError):
+    """A job's code is not part of this installation; recorded as the run's failure."""
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """A periodic job: what to call, when, and how failures and downtime are handled."""
+
+    name: str
+    func: Callable[[Store, datetime], Any]
+    trigger: BaseTrigger
+    misfire_grace_s: int = 30
+    retry_after_s: float | None = None  # after a failure, run again this soon (if sooner than the next tick)
+    catch_up_after_s: float | None = None  # at start, run if the last success is older than this
+
+
+def cost_report_job(store: Store, now: datetime) -> Any:
+    """Daily cost reports (daily and month-to-date), computed by ``inferwatch_collector.cost_reports``.
+
+    Imported here, at run time, because that module belongs to the cost-reports work and may be absent from a
+    build; a missing module is then a recorded, clearly worded failure of this job instead of a scheduler that
+    cannot start.
+    """
+    name = "inferwatch_collector.cost_reports"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name != name:
+            raise
+        raise JobUnavailable(f"cost reports are not available: module {name} is not installed") from None
+    run = getattr(module, "run_cost_report_job", None)
+    if run is None:
+        raise JobUnavailable(f"cost reports are not available: {name} has no run_cost_report_job(store, now)")
+    return _report_outcome(run(store, now))
+
+
+def _report_outcome(result: Any) -> Any:
+    """The report job's result as run details; projects whose report failed make the run a failure.
+
+    ``run_cost_report_job`` returns ``day``, ``saved`` (project, period, cost) and ``failed`` (project, error)
+    instead of raising, so that one project does not stop the others; the run must still show the failure. The
+    recorded error counts the projects and leaves their names and errors to the log (job runs are readable by
+    every project's keys).
+    """
+    saved, failed = getattr(result, "saved", None), getattr(result, "failed", None)
+    if saved is None and failed is None:
+        return result
+    details = {"day": str(getattr(result, "day", "")), "reports_saved": len(saved or ()),
+               "projects_failed": len(failed or ())}
+    if failed:
+        raise JobFailed(f"the cost reports of {len(failed)} project(s) failed (the scheduler log names them)",
+                        details)
+    return details
+
+
+def budgets_job(store: Store, now: datetime) -> Any:
+    """Budget burn evaluation (no notifier yet: alerts are recorded in ``alert_events``)."""
+    return evaluate_budgets(store, now)
+
+
+def default_jobs(*, budget_interval_s: float = 60.0, cost_report_hour: int = 0, cost_report_minute: int = 15
+                 ) -> list[JobSpec]:
+    """The jobs the platform runs: budget evaluation every minute, cost reports daily at 00:15 UTC.
+
+    The cost report runs a quarter of an hour after midnight so that calls of the day that just ended, exported
+    late by SDK batching and retries, are in before the day is reported.
+    """
+    return [
+        JobSpec(BUDGETS_JOB, budgets_job, IntervalTrigger(seconds=budget_interval_s, timezone=UTC),
+                misfire_grace_s=max(int(budget_interval_s), 1)),
+        JobSpec(COST_REPORT_JOB, cost_report_job,
+                CronTrigger(hour=cost_report_hour, minute=cost_report_minute, timezone=UTC),
+                misfire_grace_s=3600, retry_after_s=600.0, catch_up_after_s=24 * 3600.0),
+    ]
+
+
+class Scheduler:
+    """A started-once scheduler of :class:`JobSpec` jobs over one store."""
+
+    def __init__(self, store: Store, jobs: Sequence[JobSpec] | None = None, *, workers: int = 2,
+                 start_delay_s: float = DEFAULT_START_DELAY_S,
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+        self.store = store
+        self.jobs = {spec.name: spec for spec in (default_jobs() if jobs is None else jobs)}
+        self._clock = clock
+        self._start_delay_s = start_delay_s
+        # One lock per job: max_instances covers the scheduler's own runs, the lock also covers run_now().
+        self._locks = {name: threading.Lock() for name in self.jobs}
+        self._sched = BackgroundScheduler(
+            timezone=UTC, executors={"default": ThreadPoolExecutor(max_workers=workers)},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30},
+        )
+
+    @property
+    def running(self) -> bool:
+        return bool(self._sched.running)
+
+    def start(self) -> Scheduler:
+        """Add every job (fixed ids) and start the background thread."""
+        for spec in self.jobs.values():
+            self._sched.add_job(self._tick, spec.trigger, args=(spec.name, "schedule"), id=spec.name,
+                                name=spec.name, replace_existing=True, misfire_grace_time=spec.misfire_grace_s)
+            if spec.catch_up_after_s is not None:
+                self._sched.add_job(self.catch_up, "date", args=(spec.name,), id=f"{spec.name}:catch-up",
+                                    run_date=self._clock() + timedelta(seconds=self._start_delay_s),
+                                    replace_existing=True, misfire_grace_time=None)
+        self._sched.start()
+        log.info("scheduler started: %s", ", ".join(f"{n} ({s.trigger})" for n, s in self.jobs.items()))
+        return self
+
+    def shutdown(self, wait: bool = True) -> None:
+        """Stop scheduling; with ``wait`` (default) a running job finishes first (it holds the store)."""
+        if self._sched.running:
+            self._sched.shutdown(wait=wait)
+            log.info("scheduler stopped")
+
+    def next_run_time(self, name: str) -> datetime | None:
+        """When the job runs next (None when the scheduler is stopped or paused)."""
+        job = self._sched.get_job(name)
+        return job.next_run_time if job is not None else None
+
+    def run_now(self, name: str, trigger: str = "manual") -> JobRun:
+        """Run a job on this thread, recorded like a scheduled run (waits for a run already in progress)."""
+        if name not in self.jobs:
+            raise KeyError(f"unknown job {name!r}; jobs: {', '.join(self.jobs)}")
+        with self._locks[name]:
+            return self._execute(self.jobs[name], trigger)
+
+    # --- internals ------------------------------------------------------------------------------------------
+    def _tick(self, name: str, trigger: str) -> JobRun | None:
+        lock = self._locks[name]
+        if not lock.acquire(blocking=False):
+            log.info("job %s is already running (run_now); this tick is skipped", name)
+            return None
+        try:
+            return self._execute(self.jobs[name], trigger)
+        finally:
+            lock.release()
+
+    def catch_up(self, name: str) -> JobRun | None:
+        """Run the job now if its last recorded success is older than its ``catch_up_after_s`` (or missing);
+        None when it is recent enough. Runs once, ``start_delay_s`` after :meth:`start`, for such jobs."""
+        spec = self.jobs[name]
+        try:
+            last = last_success(self.store, name)
+        except Exception:
+            log.exception("could not read the last run of job %s; running it to be safe", name)
+            last = None
+        now = self._clock()
+        if last is not None and (now - last).total_seconds() < (spec.catch_up_after_s or 0):
+            return None
+        log.info("job %s last succeeded %s: catching up", name, last.isoformat() if last else "never")
+        return self._tick(name, "catch-up")
+
+    def _execute(self, spec: JobSpec, trigger: str) -> JobRun:
+        run = run_recorded(self.store, spec.name, spec.func, trigger=trigger, clock=self._clock)
+        if not run.ok and spec.retry_after_s is not None:
+            self._retry_soon(spec)
+        return run
+
+    def _retry_soon(self, spec: JobSpec) -> None:
+        """Pull the job's next run forward to ``retry_after_s`` from now, if that is sooner than its next tick."""
+        try:
+            job = self._sched.get_job(spec.name)
+            if job is None or job.next_run_time is None or spec.retry_after_s is None:
+                return
+            retry_at = self._clock() + timedelta(seconds=spec.retry_after_s)
+            if retry_at < job.next_run_time:
+                self._sched.modify_job(spec.name, next_run_time=retry_at)
+                log.info("job %s will be retried at %s", spec.name, retry_at.isoformat())
+        except Exception:  # e.g. shutting down; the job keeps its regular schedule
+            log.exception("could not schedule an early retry of job %s", spec.name)
+
+
+def start_scheduler(store: Store, jobs: Sequence[JobSpec] | None = None, **options: Any) -> Scheduler:
+    """Start a scheduler with the platform's jobs (or ``jobs``) over ``store``; stop it with ``shutdown()``."""
+    return Scheduler(store, jobs, **options).start()
