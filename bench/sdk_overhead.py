@@ -8,6 +8,9 @@ clients run in the same process, interleaved run by run, so machine noise hits b
   ``--runs`` interleaved runs; per run the mean per-call time of each client and their difference; reported: the
   median over runs. The SDK runs with ``capture="off"`` (the default), a span exporter that drops everything and a
   metrics exporter that does nothing, so the export thread's cost is in the measurement but no I/O is.
+- Budget guard: the same non-streaming calls with ``inferwatch.budget_guard()`` on (its status, served by a local
+  HTTP server, holds exceeded hard budgets of other features and users, so every call runs the full check and
+  goes through) against the guard off, alternating run by run: the guard's added time per call.
 - Drops: default settings, LLM calls recorded with ``inferwatch.llm_call`` (the path every integration drives;
   the openai client alone costs milliseconds per call and could not be paced at 5,000/s) paced at ``--rate`` per
   second for ``--seconds``, an exporter that takes ``--export-ms`` per batch (a collector round trip), then
@@ -26,7 +29,9 @@ import gc
 import json
 import statistics
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -38,6 +43,7 @@ import openai  # noqa: E402
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
 
 import inferwatch  # noqa: E402
+from inferwatch import budget  # noqa: E402
 from tests.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "gpt-4o-mini"
@@ -151,6 +157,64 @@ def overhead(fn: Any, bare: openai.OpenAI, wrapped: openai.OpenAI, calls: int, r
             "spread_us": (max(diffs) - min(diffs)) if len(diffs) > 1 else 0.0}
 
 
+class _StatusHandler(BaseHTTPRequestHandler):
+    """Serves a budget status with hard budgets exceeded for scopes the bench's calls are not in."""
+
+    body = json.dumps({"generated_at": "2026-01-01T00:00:00Z", "budgets": [
+        {"budget_id": f"b{i}", "scope_type": scope, "scope_value": f"other-{i}", "period": "month", "kind": "hard",
+         "limit_usd": 10.0, "spent_usd": 12.0, "used_ratio": 1.2, "exceeded": True, "forecast_exceeds": True}
+        for i, scope in enumerate(["feature"] * 20 + ["user"] * 20)]}).encode()
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def guard_overhead(calls: int, runs: int) -> dict[str, float]:
+    """What the budget guard adds per call: the check every wrapped call runs before the provider call
+    (``budget.enforce_request``), timed with a loaded status (budgets exceeded for other scopes: the full check,
+    the call proceeds) against the guard off (the check returns at once), alternating run by run."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StatusHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    guard = budget.make_guard(endpoint=f"http://127.0.0.1:{server.server_address[1]}", api_key="iwk_bench",
+                              refresh_s=3600)
+    request = {"model": MODEL, "messages": MESSAGES}
+
+    def check_us(n: int) -> float:
+        t0 = time.perf_counter_ns()
+        for _ in range(n):
+            budget.enforce_request(request)
+        return (time.perf_counter_ns() - t0) / n / 1000
+
+    on_us, off_us = [], []
+    try:
+        budget.install(guard)
+        deadline = time.monotonic() + 10
+        while guard.stats()["refreshes_ok"] == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        loaded = guard.stats()
+        with inferwatch.tags(feature="checkout", user_id="bench-user"):
+            for _ in range(runs):
+                on_us.append(check_us(calls))
+                active, budget._active = budget._active, None  # the guard off, its snapshot kept
+                off_us.append(check_us(calls))
+                budget._active = active
+        blocked = guard.stats()["calls_blocked"]
+    finally:
+        budget.stop()
+        server.shutdown()
+        server.server_close()
+    return {"on_us": statistics.median(on_us), "off_us": statistics.median(off_us),
+            "added_us": statistics.median(on_us) - statistics.median(off_us), "budgets": loaded["budgets"],
+            "blocked": blocked}
+
+
 def record_call() -> None:
     """One LLM call's recording without the client's own ~ms of work (which alone caps a core far below
     5,000 calls/s): the same span, metrics and queue path a provider integration drives."""
@@ -202,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         bare, wrapped = make_client(), inferwatch.wrap_openai(make_client())
         results = {"non-streaming": overhead(call_plain, bare, wrapped, calls, args.runs),
                    "streaming": overhead(call_stream, bare, wrapped, calls, args.runs)}
+        guard = guard_overhead(calls * 10, args.runs)
         inferwatch.flush(30)
         stats = inferwatch.stats()
     finally:
@@ -213,6 +278,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"added {r['added_us']:6.1f} µs (median of {args.runs}; spread {r['spread_us']:.1f})   "
               f"ratio {r['ratio']:.2f}x")
 
+    print(f"  budget guard check ({guard['budgets']} exceeded budgets of other scopes loaded, {guard['blocked']} "
+          f"calls blocked): {guard['off_us']:.2f} µs/call off, {guard['on_us']:.2f} on, "
+          f"added {guard['added_us']:.2f} µs")
+
     drops = paced(args.rate, seconds, args.export_ms)
     print(f"  paced: {drops['calls']} calls at {drops['achieved_rate']:.0f}/s (asked {args.rate:.0f}/s), "
           f"exporter {args.export_ms:g} ms/batch: dropped {drops['dropped']} {drops['drops_by_reason'] or ''}, "
@@ -220,6 +289,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     rows = [(f"added per call, {mode}", f"{r['added_us']:.1f} µs", f"<= {TARGET_US:g} µs",
              r["added_us"] <= TARGET_US) for mode, r in results.items()]
+    with_guard = results["non-streaming"]["added_us"] + guard["added_us"]
+    rows.append(("added per call, non-streaming + budget guard",
+                 f"{with_guard:.1f} µs (guard {guard['added_us']:.2f})", f"<= {TARGET_US:g} µs",
+                 with_guard <= TARGET_US))
     rate_ok = drops["achieved_rate"] >= 0.95 * args.rate
     rows.append((f"spans dropped at {args.rate:.0f} calls/s", f"{drops['dropped']} of {drops['calls']}"
                  + ("" if rate_ok else f" (only {drops['achieved_rate']:.0f}/s reached)"), "0",

@@ -36,6 +36,7 @@ EXPECTED_ENGINES = {
     "feedback": "ReplacingMergeTree", "ab_results": "ReplacingMergeTree", "cost_reports": "ReplacingMergeTree",
     "alert_state": "ReplacingMergeTree", "projects": "ReplacingMergeTree", "api_keys": "ReplacingMergeTree",
     "budgets": "ReplacingMergeTree", "schema_migrations": "ReplacingMergeTree", "job_runs": "ReplacingMergeTree",
+    "notifications": "MergeTree",
     **{name: "AggregatingMergeTree" for name in ROLLUPS},
     **{f"{name}_mv": "MaterializedView" for name in ROLLUPS},
 }
