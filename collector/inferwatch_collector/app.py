@@ -25,6 +25,7 @@ from .migrations import migrate, target_for
 from .pricing import pricer_for
 from .routes import budgets, costs, feedback, health, keys, otlp, planner, query
 from .settings import Settings, get_settings
+from .spool import open_spool
 from .store import Store
 from .writer import BatchWriter
 
@@ -68,11 +69,13 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
                 migrate(active, target_for(settings, active), progress=lambda msg: log.info("%s", msg))
             prices_file = str(settings.prices_file) if settings.prices_file else None
             pricer_for(prices_file)  # a bad price file stops the start here, with its message, not per request
+            spool = open_spool(settings)  # before anything starts: a spool locked by another collector stops here
             pool = IngestPool(settings.ingest_workers, max_bytes=settings.max_body_bytes,
                               content_capture=settings.content_capture, retention_days=settings.retention_days,
                               prices_file=prices_file)
             pool.start()
             writer = build_writer(active, settings)
+            writer.attach_spool(spool, replay_interval_s=settings.spool_replay_interval_s)
             writer.start()
             app.state.settings = settings
             app.state.store = active

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import subprocess
 import sys
 import threading
@@ -104,7 +103,8 @@ def _serve(settings: Settings, on_ready=None) -> int:
 
     app = create_app(settings)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,
-                            loop="uvloop", http="httptools", timeout_graceful_shutdown=10)
+                            loop="uvloop", http="httptools", timeout_graceful_shutdown=10,
+                            log_config=None)  # our handlers (logging_setup), not uvicorn's
     server = uvicorn.Server(config)
     if on_ready is not None:
         def watch() -> None:
@@ -163,12 +163,20 @@ def _demo_keys(settings: Settings) -> dict[str, str]:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    from inferwatch_dashboard import launch
+    from inferwatch_dashboard.settings import DashboardSettings
+
     settings = _settings(args)
     keys = _demo_keys(settings)
     base = f"http://{settings.host}:{settings.port}"
+    # The dashboard is a separate Streamlit process that reads this collector's API with the demo read key.
+    local = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+    ui = DashboardSettings()
+    dashboard = launch.start(f"http://{local}:{settings.port}", [keys["read"]], host=ui.host, port=ui.port)
     print(
         "\ninferwatch is starting (embedded ClickHouse)" if settings.embedded else "\ninferwatch is starting",
         f"\n  collector   {base}   (OTLP/HTTP: {base}/v1/traces)",
+        f"\n  dashboard   {dashboard.url}",
         f"\n  API docs    {base}/docs",
         f"\n  data        {settings.data_dir if settings.embedded else settings.clickhouse_url}",
         f"\n  demo project '{DEMO_PROJECT}' keys:",
@@ -179,6 +187,16 @@ def cmd_up(args: argparse.Namespace) -> int:
         flush=True,
     )
     traffic: list[subprocess.Popen] = []
+
+    def watch_dashboard() -> None:
+        try:
+            dashboard.wait_ready(120)
+        except RuntimeError as exc:
+            print(f"dashboard: {exc}; the collector keeps running", file=sys.stderr, flush=True)
+        else:
+            print(f"dashboard ready: {dashboard.url}", flush=True)
+
+    threading.Thread(target=watch_dashboard, name="inferwatch-dashboard-ready", daemon=True).start()
 
     def start_traffic() -> None:
         # The demo app: the SDK around the real openai/anthropic clients, against a local mock LLM server.
@@ -197,6 +215,26 @@ def cmd_up(args: argparse.Namespace) -> int:
                 proc.wait(5)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        dashboard.stop()
+
+
+def cmd_dashboard(args: argparse.Namespace) -> int:
+    """Run the dashboard in the foreground against a running collector (``up`` starts one by itself)."""
+    from inferwatch_dashboard import launch
+    from inferwatch_dashboard.settings import DashboardSettings
+
+    ui = DashboardSettings()
+    keys = args.key or ui.keys
+    if not keys:
+        print("error: give a read key with --key (or set INFERWATCH_DASHBOARD_API_KEY)", file=sys.stderr)
+        return 2
+    api = (args.api or ui.api_url).rstrip("/")
+    dashboard = launch.start(api, keys, host=args.host or ui.host, port=ui.port if args.port is None else args.port)
+    print(f"inferwatch dashboard on {dashboard.url}  (reading {api})", flush=True)
+    try:
+        return dashboard.process.wait()
+    finally:
+        dashboard.stop()
 
 
 def _examples_root() -> str:
@@ -320,6 +358,16 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--rate", type=float, default=3.0, help="demo app, user interactions per second")
     up.set_defaults(func=cmd_up)
 
+    dash = sub.add_parser("dashboard", help="run the Streamlit dashboard against a collector's query API")
+    dash.add_argument("--api", help="collector URL (default: INFERWATCH_DASHBOARD_API_URL, else "
+                                    "http://127.0.0.1:4318)")
+    dash.add_argument("--key", action="append",
+                      help="read key (with prompts:read to show prompt text); repeat for several projects "
+                           "(default: INFERWATCH_DASHBOARD_API_KEY)")
+    dash.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    dash.add_argument("--port", type=int, help="port (default: INFERWATCH_DASHBOARD_PORT, else 8501 or a free one)")
+    dash.set_defaults(func=cmd_dashboard)
+
     col = sub.add_parser("collector", help="run the collector (ingest + query API)")
     col.add_argument("--host")
     col.add_argument("--port", type=int)
@@ -365,16 +413,17 @@ def build_parser() -> argparse.ArgumentParser:
     plist.add_argument("--provider", help="only this provider (LiteLLM's name: openai, anthropic, gemini, ...)")
     prices.set_defaults(func=cmd_prices)
     # Commands that live beside the code they run (each module's register() adds its subcommands).
-    from . import budgets_cli, costs_cli, planner_cli, reports_cli
+    from . import budgets_cli, costs_cli, doctor_cli, planner_cli, reports_cli
 
-    for module in (costs_cli, reports_cli, budgets_cli, planner_cli):
+    for module in (costs_cli, reports_cli, budgets_cli, planner_cli, doctor_cli):
         module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    logging.basicConfig(level=os.environ.get("INFERWATCH_LOG_LEVEL", "INFO").upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from .logging_setup import configure_from_env
+
+    configure_from_env()  # INFERWATCH_LOG_FORMAT (text | json), INFERWATCH_LOG_LEVEL
     args = build_parser().parse_args(argv)
     from .store import StoreError
 

@@ -81,6 +81,20 @@ class Settings(BaseSettings):
         200_000, ge=1, description="Rows waiting for the writer; beyond this ingest answers 503 + Retry-After."
     )
     insert_retries: int = Field(3, ge=0, description="Retries of a failed insert (same deduplication token).")
+    spool_dir: Path | None = Field(
+        None,
+        description="Directory of the on-disk spool that holds accepted batches while ClickHouse fails, replayed "
+        "in order when it returns (one directory per collector). Empty: `spool` beside data_dir.",
+    )
+    spool_max_bytes: int = Field(
+        1024 * 1024 * 1024,
+        ge=0,
+        description="Size limit of the spool; when it is full ingest answers 503 + Retry-After. 0 = no spool "
+        "(a failed insert fails its requests with 503).",
+    )
+    spool_replay_interval_s: float = Field(
+        1.0, gt=0, description="Seconds between replay attempts while ClickHouse still fails (doubles up to 30 s)."
+    )
     content_capture: Literal["off", "redacted"] = Field(
         "redacted",
         description="What happens to prompt/completion text that arrives: off = dropped, redacted = stored "
@@ -96,6 +110,14 @@ class Settings(BaseSettings):
         "`inferwatch-server prices`); re-read when it changes. Empty: bundled prices only.",
     )
 
+    # --- logs ---
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="Log lines as text, or as one JSON object per line (for log shippers). Neither ever holds "
+        "prompt/completion text or keys: secrets are scrubbed and exception messages left out in JSON.",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Least severe level logged.")
+
     # --- scheduler ---
     collector_scheduler: Literal["auto", "on", "off"] = Field(
         "auto",
@@ -105,10 +127,15 @@ class Settings(BaseSettings):
         "or alerts go out twice). off: never.",
     )
 
-    @field_validator("prices_file", mode="before")
+    @field_validator("prices_file", "spool_dir", mode="before")
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _upper(cls, value: object) -> object:
+        return value.upper() if isinstance(value, str) else value
 
     @field_validator("database", "cluster")
     @classmethod

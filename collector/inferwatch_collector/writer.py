@@ -7,11 +7,17 @@ and wait; a single writer thread flushes once ``flush_rows`` rows are pending or
 (up to ``max_batch_rows``), so throughput rises with load instead of latency exploding.
 
 Guarantees:
-- a request is acknowledged only after its rows are in ClickHouse (its future resolves after the insert);
+- a request is acknowledged only after its rows are durable: in ClickHouse, or, with a spool attached
+  (:mod:`spool`), in an fsync'd spool segment after the insert failed every retry. While any batch is spooled,
+  new batches are spooled behind it (order kept) and the writer thread replays the spool oldest first, backing off
+  while the database keeps failing; a full spool makes the batch fail with :class:`QueueFull` (503);
 - each table insert of a batch carries ``insert_deduplication_token = <batch id>:<table>``, so retrying a batch
   after an ambiguous failure (insert done, reply lost) lands it once, rollups included;
 - memory is bounded: beyond ``max_queue_rows`` pending rows, :meth:`submit` raises :class:`QueueFull` and the
   route answers 503 with Retry-After (OTLP exporters retry) instead of buffering without limit.
+
+``stop(drain=False)`` stops without writing what is queued (those requests fail, unacknowledged) and without
+replaying: what a crash leaves behind, used by the fault-tolerance tests.
 """
 
 from __future__ import annotations
@@ -27,11 +33,13 @@ from typing import Any, Callable, Sequence
 
 from .native import EncodedRows
 from .rows import TABLE_COLUMNS
+from .spool import Spool, SpoolFull, SpoolPart, dedup_token
 
 log = logging.getLogger(__name__)
 
 Batch = dict[str, EncodedRows]  # table -> Native blocks of one request
 InsertFn = Callable[[str, bytes, Sequence[str], dict[str, Any]], None]  # (table, native, columns, settings)
+SPOOL_FULL_RETRY_AFTER_S = 5.0  # a full spool means a long outage: exporters need not knock every second
 
 
 class QueueFull(Exception):
@@ -95,12 +103,34 @@ class BatchWriter:
         self._inflight_rows = 0  # rows in the insert being made now
         self._cond = threading.Condition()
         self._stopping = False
+        self._halt = False  # stop(drain=False): leave the queue and the spool as a crash would
         self._thread: threading.Thread | None = None
+        self.spool: Spool | None = None
+        self.replay_interval_s = 1.0
+        self.max_replay_backoff_s = 30.0
+        self.replay_budget_s = 0.5  # replay at most this long between two batches, so new ones keep moving
+        self._next_replay = 0.0
+        self._replay_backoff = 0.0
+
+    def attach_spool(self, spool: Spool | None, *, replay_interval_s: float = 1.0,
+                     max_replay_backoff_s: float = 30.0) -> None:
+        """Spool batches whose insert failed instead of failing their requests (before :meth:`start`).
+
+        The writer owns the spool from now on and closes it in :meth:`stop`.
+        """
+        self.spool = spool
+        self.replay_interval_s = replay_interval_s
+        self.max_replay_backoff_s = max(max_replay_backoff_s, replay_interval_s)
+        self._next_replay = 0.0  # segments left by an earlier run are replayed at once
 
     @property
     def pending_rows(self) -> int:
         """Rows accepted but not yet committed (queued + in flight)."""
         return self._queued_rows + self._inflight_rows
+
+    def metric_lines(self) -> list[str]:
+        """Prometheus lines of the spool (none without one), for /metrics."""
+        return self.spool.metric_lines() if self.spool is not None else []
 
     @property
     def alive(self) -> bool:
@@ -112,16 +142,25 @@ class BatchWriter:
         if self.alive:
             return
         self._stopping = False
+        self._halt = False
         self._thread = threading.Thread(target=self._run, name="inferwatch-writer", daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 30.0) -> None:
-        """Flush what is queued, then stop; requests still queued after ``timeout`` fail."""
+    def stop(self, timeout: float = 30.0, *, drain: bool = True) -> None:
+        """Flush what is queued, then stop; requests still queued after ``timeout`` fail.
+
+        With a spool, batches that cannot be inserted are spooled, and spooled batches are replayed for at most
+        a few seconds; the rest stays on disk for the next start. ``drain=False`` stops after the operation in
+        progress, writing and replaying nothing more (queued requests fail, unacknowledged).
+        """
         with self._cond:
             self._stopping = True
+            self._halt = not drain
             self._cond.notify_all()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self.spool is not None and not self.alive:
+            self.spool.close()
         with self._cond:
             leftovers = list(self._queue)
             self._queue.clear()
@@ -145,6 +184,11 @@ class BatchWriter:
         with self._cond:
             if self._stopping or not self.alive:
                 raise WriteFailed("writer is not running")
+            spool = self.spool
+            if spool is not None and spool.pending and spool.full:  # spooling, and no room: shed now
+                spool.stats.rejected_full += 1
+                self.stats.rejected_queue_full += 1
+                raise QueueFull(retry_after_s=SPOOL_FULL_RETRY_AFTER_S)
             if self.pending_rows + count > self.max_queue_rows and self.pending_rows > 0:
                 self.stats.rejected_queue_full += 1
                 # a full queue drains in roughly (pending / recent throughput); one second is the floor
@@ -157,17 +201,36 @@ class BatchWriter:
         return future
 
     # --- writer thread ---
-    def _take_batch(self) -> list[_Pending]:
-        """Wait for a flush condition and take whole requests up to ``max_batch_rows``."""
+    def _replay_wait(self) -> float | None:
+        """Seconds until the next replay is due; ``None`` when nothing is spooled."""
+        if self.spool is None or not self.spool.pending:
+            return None
+        return max(0.0, self._next_replay - time.monotonic())
+
+    def _take_batch(self) -> list[_Pending] | None:
+        """Wait for a flush condition and take whole requests up to ``max_batch_rows``.
+
+        ``[]`` when a spool replay is due before a batch is ready; ``None`` when the thread should exit.
+        """
         with self._cond:
             while True:
+                if self._halt:
+                    return None
+                due = self._replay_wait()
                 if self._queue:
                     age = time.monotonic() - self._queue[0].enqueued
                     if self._queued_rows >= self.flush_rows or age >= self.flush_interval_s or self._stopping:
                         break
-                    self._cond.wait(self.flush_interval_s - age)
+                    if due is not None and due <= 0:
+                        return []
+                    wait = self.flush_interval_s - age
+                    self._cond.wait(wait if due is None else min(wait, due))
                 elif self._stopping:
-                    return []
+                    return None
+                elif due is not None:
+                    if due <= 0:
+                        return []
+                    self._cond.wait(due)
                 else:
                     self._cond.wait()
             taken: list[_Pending] = []
@@ -183,41 +246,115 @@ class BatchWriter:
     def _run(self) -> None:
         while True:
             taken = self._take_batch()
-            if not taken:
-                return
-            try:
-                self._write(taken)
-            except Exception as exc:  # never let the thread die: fail this batch, keep serving
+            if taken is None:
+                break
+            if taken:
+                self._commit(taken)
+            if self._replay_wait() == 0.0:
+                self._replay(self.replay_budget_s)
+        if not self._halt and self.spool is not None and self.spool.pending:
+            self._replay(5.0)  # a clean stop: one last bounded attempt; the rest waits on disk
+
+    def _commit(self, taken: list[_Pending]) -> None:
+        try:
+            self._write(taken)
+        except Exception as exc:  # never let the thread die: fail this batch, keep serving
+            if isinstance(exc, QueueFull):  # the spool is full: 503, the exporter retries
+                failure: Exception = exc
+            else:
                 log.error("writing a batch of %d requests failed: %s", len(taken), type(exc).__name__)
                 self.stats.insert_failures += 1
-                for item in taken:
-                    if not item.future.done():
-                        item.future.set_exception(WriteFailed(f"database write failed: {exc}"))
-            else:
-                for item in taken:
-                    if not item.future.done():
-                        item.future.set_result(None)
-            finally:
-                with self._cond:
-                    self._inflight_rows = 0
+                failure = WriteFailed(f"database write failed: {exc}")
+            for item in taken:
+                if not item.future.done():
+                    item.future.set_exception(failure)
+        else:
+            for item in taken:
+                if not item.future.done():
+                    item.future.set_result(None)
+        finally:
+            with self._cond:
+                self._inflight_rows = 0
 
     def _write(self, taken: list[_Pending]) -> None:
+        """Insert the batch (one insert per table), or spool it: committed or durable when this returns."""
         batch_id = uuid.uuid4().hex
         started = time.perf_counter()
-        total = 0
+        parts: list[SpoolPart] = []
         for table, column_names in TABLE_COLUMNS.items():
             encoded = EncodedRows.join([item.rows[table] for item in taken if table in item.rows])
-            if not encoded.rows:
-                continue
-            settings = {"insert_deduplication_token": f"{batch_id}:{table}"}
-            self._insert_with_retries(table, encoded.data, column_names, settings)
-            self.stats.rows_written[table] += encoded.rows
-            total += encoded.rows
+            if encoded.rows:
+                parts.append(SpoolPart(table, tuple(column_names), encoded.data, encoded.rows))
+        if self.spool is not None and self.spool.pending:  # older batches wait on disk: keep the order
+            self._spool(batch_id, parts)
+            return
+        total = 0
+        try:
+            for part in parts:
+                settings = {"insert_deduplication_token": dedup_token(batch_id, part.table)}
+                self._insert_with_retries(part.table, part.data, part.columns, settings)
+                self.stats.rows_written[part.table] += part.rows
+                total += part.rows
+        except Exception as exc:
+            if self.spool is None:
+                raise
+            # Every part is spooled, also those inserted already: their replay carries the same token and
+            # lands nothing (as does a part whose insert landed but whose reply was lost).
+            log.warning("insert failed after %d retries (%s); spooling the batch", self.retries,
+                        type(exc).__name__)
+            self.stats.insert_failures += 1
+            self._spool(batch_id, parts)
+            self._next_replay = time.monotonic() + self.replay_interval_s
+            self._replay_backoff = self.replay_interval_s
+            return
         elapsed = time.perf_counter() - started
         self.stats.batches += 1
         self.stats.last_batch_rows = total
         self.stats.last_insert_seconds = elapsed
         self.stats.insert_seconds_total += elapsed
+
+    def _spool(self, batch_id: str, parts: list[SpoolPart]) -> None:
+        assert self.spool is not None
+        try:
+            self.spool.append(batch_id, parts)
+        except SpoolFull as exc:
+            self.stats.rejected_queue_full += 1
+            raise QueueFull(retry_after_s=SPOOL_FULL_RETRY_AFTER_S) from exc
+
+    def _replay(self, budget_s: float) -> None:
+        """Replay spooled batches oldest first for up to ``budget_s``; back off when the database still fails."""
+        spool = self.spool
+        if spool is None:
+            return
+        deadline = time.monotonic() + budget_s
+        while time.monotonic() < deadline and not self._halt:
+            record = spool.peek()
+            if record is None:
+                self._replay_backoff = 0.0
+                return
+            started = time.perf_counter()
+            try:
+                for part in record.parts:
+                    self._insert(part.table, part.data, part.columns,
+                                 {"insert_deduplication_token": record.token(part.table)})
+            except Exception as exc:
+                spool.stats.replay_failures += 1
+                self._replay_backoff = min(self.max_replay_backoff_s,
+                                           max(self.replay_interval_s, self._replay_backoff * 2))
+                self._next_replay = time.monotonic() + self._replay_backoff
+                log.warning("replaying spooled batch %d failed (%s); %d batch(es) wait, next try in %.1f s",
+                            record.seq, type(exc).__name__, spool.pending, self._replay_backoff)
+                return
+            spool.remove(record)
+            for part in record.parts:
+                self.stats.rows_written[part.table] += part.rows
+            elapsed = time.perf_counter() - started
+            self.stats.batches += 1
+            self.stats.last_batch_rows = record.rows
+            self.stats.last_insert_seconds = elapsed
+            self.stats.insert_seconds_total += elapsed
+            self._replay_backoff = 0.0
+        self._next_replay = time.monotonic()  # budget used up: continue after the next batch
 
     def _insert_with_retries(self, table: str, data: bytes, column_names: Sequence[str],
                              settings: dict[str, Any]) -> None:

@@ -62,5 +62,6 @@ def metrics(request: Request) -> str:
         f"inferwatch_inflight_request_bytes {state.inflight_bytes.used}",
         "# TYPE inferwatch_write_queue_rows gauge",
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
+        *state.writer.metric_lines(),  # the spool: spooled/replayed batches, bytes, oldest age
     ]
     return "\n".join(lines) + "\n"
