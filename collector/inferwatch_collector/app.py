@@ -23,7 +23,8 @@ from .ingest_dedup import RecentRequests
 from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
 from .pricing import pricer_for
-from .routes import budgets, costs, feedback, health, keys, otlp, planner, query
+from .ratelimit import RateLimiter
+from .routes import alerts, budgets, costs, feedback, health, keys, otlp, planner, query
 from .settings import Settings, get_settings
 from .spool import open_spool
 from .store import Store
@@ -85,6 +86,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             app.state.ingest_stats = IngestStats()
             app.state.ingest_pool = pool
             app.state.inflight_bytes = ByteBudget(settings.max_inflight_bytes)
+            app.state.ingest_limiter = RateLimiter(settings.ingest_rate_limit_per_key,
+                                                   settings.ingest_rate_burst or None)
             app.state.scheduler = None
             try:
                 mode = settings.collector_scheduler
@@ -111,7 +114,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         lifespan=lifespan,
         generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
     )
-    for module in (health, otlp, query, keys, feedback, planner, costs, budgets):
+    for module in (health, otlp, query, keys, feedback, planner, costs, budgets, alerts):
         app.include_router(module.router)
 
     @app.exception_handler(AuthError)

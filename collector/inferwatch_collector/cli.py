@@ -172,7 +172,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     # The dashboard is a separate Streamlit process that reads this collector's API with the demo read key.
     local = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
     ui = DashboardSettings()
-    dashboard = launch.start(f"http://{local}:{settings.port}", [keys["read"]], host=ui.host, port=ui.port)
+    dashboard = launch.start(f"http://{local}:{settings.port}", [keys["read"]], host=ui.host, port=ui.port,
+                             exact="port" in ui.model_fields_set)
     print(
         "\ninferwatch is starting (embedded ClickHouse)" if settings.embedded else "\ninferwatch is starting",
         f"\n  collector   {base}   (OTLP/HTTP: {base}/v1/traces)",
@@ -229,7 +230,8 @@ def cmd_dashboard(args: argparse.Namespace) -> int:
         print("error: give a read key with --key (or set INFERWATCH_DASHBOARD_API_KEY)", file=sys.stderr)
         return 2
     api = (args.api or ui.api_url).rstrip("/")
-    dashboard = launch.start(api, keys, host=args.host or ui.host, port=ui.port if args.port is None else args.port)
+    port, exact = (args.port, True) if args.port is not None else (ui.port, "port" in ui.model_fields_set)
+    dashboard = launch.start(api, keys, host=args.host or ui.host, port=port, exact=exact)
     print(f"inferwatch dashboard on {dashboard.url}  (reading {api})", flush=True)
     try:
         return dashboard.process.wait()
@@ -365,7 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="read key (with prompts:read to show prompt text); repeat for several projects "
                            "(default: INFERWATCH_DASHBOARD_API_KEY)")
     dash.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    dash.add_argument("--port", type=int, help="port (default: INFERWATCH_DASHBOARD_PORT, else 8501 or a free one)")
+    dash.add_argument("--port", type=int,
+                      help="port (default: INFERWATCH_DASHBOARD_PORT, else 8501, or a free one if 8501 is taken)")
     dash.set_defaults(func=cmd_dashboard)
 
     col = sub.add_parser("collector", help="run the collector (ingest + query API)")
@@ -413,9 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
     plist.add_argument("--provider", help="only this provider (LiteLLM's name: openai, anthropic, gemini, ...)")
     prices.set_defaults(func=cmd_prices)
     # Commands that live beside the code they run (each module's register() adds its subcommands).
-    from . import budgets_cli, costs_cli, doctor_cli, planner_cli, reports_cli
+    from . import alerts_cli, budgets_cli, costs_cli, doctor_cli, planner_cli, reports_cli
 
-    for module in (costs_cli, reports_cli, budgets_cli, planner_cli, doctor_cli):
+    for module in (costs_cli, reports_cli, budgets_cli, alerts_cli, planner_cli, doctor_cli):
         module.register(sub)
     return parser
 

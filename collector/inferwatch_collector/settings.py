@@ -54,6 +54,12 @@ class Settings(BaseSettings):
     )
     retention_days: int = Field(90, ge=1, le=3650, description="Days of LLM call and span history kept.")
     prompt_retention_days: int = Field(14, ge=7, le=30, description="Days redacted prompts/completions are kept.")
+    project_retention_days: dict[str, int] = Field(
+        default_factory=dict,
+        description="Shorter retention for some projects, as JSON: {\"project\": days}. Their calls, spans, "
+        "prompt logs and feedback older than that are deleted daily by the scheduler; retention_days and "
+        "prompt_retention_days still cap every project.",
+    )
 
     # --- collector ---
     host: str = Field("127.0.0.1", description="Collector bind address.")
@@ -104,10 +110,32 @@ class Settings(BaseSettings):
         100_000, ge=0, description="Recent request digests remembered so a retried OTLP request lands once."
     )
     key_cache_s: float = Field(30.0, ge=0, description="Seconds an API key lookup is cached.")
+    ingest_rate_limit_per_key: float = Field(
+        0.0,
+        ge=0,
+        description="OTLP ingest requests per second allowed per API key (token bucket, per collector process); "
+        "above it /v1/traces and /v1/metrics answer 429 + Retry-After. 0 = no limit.",
+    )
+    ingest_rate_burst: int = Field(
+        0,
+        ge=0,
+        description="Requests a key may send at once before the per-key rate applies (bucket size). "
+        "0 = the rate rounded up (one second's worth).",
+    )
     prices_file: Path | None = Field(
         None,
         description="YAML/JSON price file overriding or adding models to the bundled price table (see "
         "`inferwatch-server prices`); re-read when it changes. Empty: bundled prices only.",
+    )
+    alert_rules_file: Path | None = Field(
+        None,
+        description="YAML alert rules and notification channels (schema: `inferwatch-server alerts rules`; "
+        "checked with `alerts rules --check FILE`). Empty: the packaged default rules.",
+    )
+    alert_secrets_file: Path | None = Field(
+        None,
+        description="YAML/JSON file of notifier secrets (webhook URLs, routing keys) named by the rules' "
+        "`*_secret` fields; must not be world-readable. Secrets may also come from env vars (`*_env`).",
     )
 
     # --- logs ---
@@ -131,6 +159,14 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @field_validator("project_retention_days")
+    @classmethod
+    def _project_days(cls, value: dict[str, int]) -> dict[str, int]:
+        for project, days in value.items():
+            if days < 1:
+                raise ValueError(f"project_retention_days[{project!r}] must be at least 1 day, not {days}")
+        return value
 
     @field_validator("log_level", mode="before")
     @classmethod

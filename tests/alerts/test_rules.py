@@ -1,0 +1,203 @@
+"""The rules file: the shipped defaults, the schema's conveniences, and a bad file refused with every problem's
+line and reason (by the loader, by ``alerts rules --check``, and by the scheduler, which does not start)."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from pathlib import Path
+
+import pytest
+from inferwatch_alerts.rules import (
+    BaselineSpec,
+    DetectorSpec,
+    RulesError,
+    Threshold,
+    load_rules,
+    parse_duration,
+    parse_rules,
+)
+from inferwatch_alerts.scheduler import ALERT_RULES_JOB, default_jobs
+from inferwatch_collector import alerts_cli
+
+
+def errors_of(text: str) -> list[str]:
+    with pytest.raises(RulesError) as info:
+        parse_rules(textwrap.dedent(text), "rules.yaml")
+    return info.value.errors
+
+
+def test_the_shipped_defaults_are_the_product_briefs() -> None:
+    rules = {r.id: r for r in load_rules().rules}
+    ttft = rules["ttft-p95-high"]
+    assert (ttft.signal.name, ttft.condition, ttft.for_s, ttft.severity) == (
+        "ttft_p95", Threshold(">", 2000.0), 300, "warning")
+    errors = rules["error-rate-high"]
+    assert (errors.signal.name, errors.condition, errors.for_s, errors.severity) == (
+        "error_rate", Threshold(">", 0.01), 300, "critical")
+    cost = rules["cost-per-hour-spike"]
+    assert cost.signal.name == "cost_per_hour" and cost.severity == "warning"
+    assert isinstance(cost.condition, BaselineSpec)
+    assert (cost.condition.kind, cost.condition.factor, cost.condition.op) == ("daily_average", 2.0, ">")
+    refusals = rules["refusal-rate-high"]
+    assert (refusals.signal.name, refusals.condition, refusals.severity) == (
+        "refusal_rate", Threshold(">", 0.05), "info")
+    assert "investigate" in refusals.headline
+    drift = {r.id: r.condition.kind for r in rules.values() if isinstance(r.condition, DetectorSpec)}
+    assert drift == {"refusal-rate-drift": "proportion_spike", "empty-response-drift": "proportion_spike",
+                     "truncated-response-drift": "proportion_spike", "tool-failure-drift": "proportion_spike",
+                     "thumbs-down-drift": "proportion_spike", "response-length-shift": "length_shift",
+                     "ttft-p95-creep": "percentile_creep", "latency-p95-creep": "percentile_creep"}
+    ruleset = load_rules()
+    assert ruleset.channels_of(errors) == ("pagerduty", "slack") and ruleset.channels_of(ttft) == ("slack",)
+
+
+def test_values_in_the_units_people_write() -> None:
+    ruleset = parse_rules(textwrap.dedent("""\
+        version: 1
+        defaults: {severity: warning, renotify: 2h}
+        rules:
+          - {id: a, signal: latency_p99, threshold: {op: ">=", value: 1.5s}, window: 10m, for: 1h30m}
+          - {id: b, signal: error_rate, threshold: {value: 2.5%}, renotify: never, group_by: [feature]}
+          - {id: c, signal: cost_per_hour, baseline: {kind: same_hour, days: 3, factor: 1.5}}
+          - {id: d, signal: refusal_rate, threshold: {value: 0.1}, enabled: false}
+        """))
+    a, b, c = ruleset.rules
+    assert (a.condition, a.window_s, a.for_s, a.renotify_s) == (Threshold(">=", 1500.0), 600, 5400, 7200)
+    assert (b.condition, b.renotify_s, b.group_by) == (Threshold(">", 0.025), None, ("project", "feature"))
+    assert c.condition == BaselineSpec("same_hour", 1.5, ">", 86400, 3, 0.0)
+    assert [parse_duration(v) for v in (90, "90s", "5m", "2h", "1d", "1h30m", "250ms")] == [
+        90, 90, 300, 7200, 86400, 5400, 0.25]
+
+
+def test_a_bad_file_is_refused_with_every_line_and_reason() -> None:
+    errors = errors_of("""\
+        version: 1
+        channels:
+          slack: {type: slack, webhook_url_env: SLACK_URL}
+        routing:
+          critical: [slack, pager]
+        rules:
+          - id: ttft
+            signal: ttft_p95
+            threshold: {op: ">", value: 2s}
+            severity: warning
+            window: 90s
+          - id: errors
+            signal: error_rte
+            threshold: {op: ">", value: 1%}
+            severity: critical
+          - id: ttft
+            signal: refusal_rate
+            threshold: {op: "!=", value: 5%}
+            severity: urgent
+            colour: red
+          - id: thumbs
+            signal: thumbs_down_rate
+            group_by: [provider]
+            detector: {kind: proportion_spike}
+            severity: info
+          - id: creep
+            signal: error_rate
+            detector: {kind: percentile_creep}
+            severity: info
+          - id: both
+            signal: error_rate
+            threshold: {value: 1%}
+            baseline: {kind: daily_average}
+            severity: info
+            channels: [email]
+        """)
+    expected = [
+        "rules.yaml:5: routing.critical[1]: unknown channel 'pager'",
+        "rules.yaml:11: rules[0].window: must be a whole number of 1m",
+        "rules.yaml:13: rules[1].signal: unknown or missing signal 'error_rte'",
+        "rules.yaml:20: rules[2].colour: unknown key 'colour'",
+        "rules.yaml:19: rules[2].severity: severity must be one of critical, warning, info",
+        "rules.yaml:18: rules[2].threshold.op: op must be one of > >= < <=",
+        "rules.yaml:23: rules[3].group_by: thumbs_down_rate cannot be grouped by project, provider",
+        "rules.yaml:27: rules[4].signal: detector percentile_creep does not apply to error_rate",
+        "rules.yaml:30: rules[5]: needs exactly one of threshold, baseline or detector (has threshold, baseline)",
+        "rules.yaml:35: rules[5].channels[0]: unknown channel 'email'",
+    ]
+    for line in expected:
+        assert any(e.startswith(line) for e in errors), (line, errors)
+    assert len(errors) == len(expected)  # nothing else: an unknown signal does not also fail its threshold
+    # the duplicate id is reported too, once the first definition is valid
+    assert any("duplicate rule id" in e for e in errors_of("""\
+        version: 1
+        rules:
+          - {id: a, signal: error_rate, threshold: {value: 1%}, severity: info}
+          - {id: a, signal: error_rate, threshold: {value: 2%}, severity: info}
+        """))
+
+
+def test_yaml_mistakes_are_refused_with_their_line() -> None:
+    assert errors_of("version: 1\nrules:\n  - id: a\n    signal: [unclosed\n")[0].startswith("rules.yaml:")
+    dup = errors_of("""\
+        version: 1
+        rules:
+          - id: a
+            signal: error_rate
+            threshold: {value: 1%}
+            threshold: {value: 50%}
+            severity: info
+        """)
+    assert dup == ["rules.yaml:6: rules[0].threshold: duplicate key (first at line 5)"]
+    assert errors_of("rules: []\n") == ["rules.yaml:1: version: `version: 1` is required"]
+    assert errors_of("version: 2\nrules: []\n")[0].startswith("rules.yaml:1: version: unsupported version 2")
+
+
+def test_channels_are_checked_without_their_secrets() -> None:
+    errors = errors_of("""\
+        version: 1
+        channels:
+          slack: {type: slack, webhook_url: "https://hooks.slack.com/services/T/B/x"}
+          pd: {type: pagerduty, routing_key_env: PD_KEY, retries: 3}
+          hook: {type: email}
+        rules: []
+        """)
+    assert errors[0].startswith("rules.yaml:3: channels.slack: webhook_url must not be written in the rules file")
+    assert errors[1].startswith("rules.yaml:4: channels.pd: unknown field(s) retries")
+    assert errors[2].startswith("rules.yaml:5: channels.hook.type: type must be one of slack, pagerduty, webhook")
+    # an environment variable that is not set here is fine: only the scheduler needs it
+    ok = parse_rules("version: 1\nchannels:\n  pd: {type: pagerduty, routing_key_env: NOT_SET_ANYWHERE}\n"
+                     "rules: []\n")
+    assert list(ok.channels) == ["pd"]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="inferwatch-server")
+    p.add_argument("--data-dir")
+    alerts_cli.register(p.add_subparsers(dest="command", required=True))
+    return p
+
+
+def test_cli_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.yaml"
+    good.write_text("version: 1\nrules:\n"
+                    "  - {id: a, signal: error_rate, threshold: {value: 1%}, severity: info}\n")
+    args = parser().parse_args(["alerts", "rules", "--check", str(good)])
+    assert args.func(args) == 0
+    assert "OK, 1 rule(s)" in capsys.readouterr().out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\nrules:\n"
+                   "  - {id: a, signal: error_rate, threshold: {value: lots}, severity: info}\n")
+    args = parser().parse_args(["alerts", "rules", "--check", str(bad)])
+    assert args.func(args) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:3: rules[0].threshold.value: must be a number (a fraction, or a percentage such as 1%)" in err
+    args = parser().parse_args(["alerts", "rules", "--check", str(tmp_path / "missing.yaml")])
+    assert args.func(args) == 2 and "cannot read" in capsys.readouterr().err
+
+
+def test_the_scheduler_refuses_to_start_on_a_bad_rules_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    bad = tmp_path / "rules.yaml"
+    bad.write_text("version: 1\nrules:\n  - {id: a, signal: nope, threshold: {value: 1}, severity: info}\n")
+    monkeypatch.setenv("INFERWATCH_ALERT_RULES_FILE", str(bad))
+    with pytest.raises(RulesError, match=r"rules.yaml:3: rules\[0\].signal: unknown or missing signal 'nope'"):
+        default_jobs()
+    bad.write_text("version: 1\nrules:\n  - {id: a, signal: error_rate, threshold: {value: 1%}, severity: info}\n")
+    jobs = {spec.name: spec for spec in default_jobs()}
+    assert [r.id for r in jobs[ALERT_RULES_JOB].func.ruleset.rules] == ["a"]
