@@ -416,9 +416,9 @@ def build_parser() -> argparse.ArgumentParser:
     plist.add_argument("--provider", help="only this provider (LiteLLM's name: openai, anthropic, gemini, ...)")
     prices.set_defaults(func=cmd_prices)
     # Commands that live beside the code they run (each module's register() adds its subcommands).
-    from . import alerts_cli, budgets_cli, costs_cli, doctor_cli, planner_cli, reports_cli
+    from . import alerts_cli, budgets_cli, costs_cli, doctor_cli, forget_cli, planner_cli, reports_cli
 
-    for module in (costs_cli, reports_cli, budgets_cli, alerts_cli, planner_cli, doctor_cli):
+    for module in (costs_cli, reports_cli, budgets_cli, alerts_cli, planner_cli, doctor_cli, forget_cli):
         module.register(sub)
     return parser
 

@@ -218,3 +218,17 @@ def test_openapi_documents_the_body(client):
     item, batch = body["oneOf"]
     assert "trace_id" in item["properties"] and "user_id" not in item["properties"]
     assert batch["maxItems"] == 1000
+
+
+def test_feedback_shares_the_per_key_ingest_rate_limit(app_settings, store, keys):
+    from fastapi.testclient import TestClient
+
+    from inferwatch_collector.app import create_app
+
+    limited = app_settings.model_copy(update={"ingest_rate_limit_per_key": 0.001, "ingest_rate_burst": 1})
+    with TestClient(create_app(limited, store=store)) as client:
+        item = {"trace_id": "ab" * 16, "thumbs_up": True}
+        assert post(client, keys.ingest, item).status_code == 202
+        refused = post(client, keys.ingest, item)
+        assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+        assert post(client, keys.other_project, item).status_code == 202  # another key has its own budget

@@ -353,6 +353,12 @@ _BODY_SCHEMA = {"oneOf": [_ITEM_SCHEMA, {"type": "array", "items": _ITEM_SCHEMA,
                503: {"description": "database unavailable; retry after Retry-After"}},
 )
 async def post_feedback(request: Request, principal: IngestPrincipal, store: StoreDep) -> JSONResponse:
+    limiter = getattr(request.app.state, "ingest_limiter", None)  # the same per-key budget as span ingest
+    wait = limiter.acquire(principal.key_id) if limiter is not None else 0.0
+    if wait > 0:
+        request.app.state.ingest_stats.rejected_requests["rate_limited"] += 1
+        return JSONResponse({"error": "rate limit of this API key exceeded; retry later"}, status_code=429,
+                            headers={"Retry-After": str(max(1, math.ceil(wait)))})
     body = await _read_body(request, request.app.state.settings.max_body_bytes)
     try:
         payload = orjson.loads(body)

@@ -32,6 +32,7 @@ from ..auth import AuthError, parse_authorization, require
 from ..ingest_dedup import request_digest
 from ..ingest_pool import PoolUnavailable
 from ..otlp_decode import OtlpDecodeError, count_data_points, decode_metrics
+from ..ratelimit import retry_after_header
 from ..writer import QueueFull, WriteFailed
 
 log = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ router = APIRouter(tags=["ingest"])
 
 _PROTOBUF = "application/x-protobuf"
 _JSON = "application/json"
-_GRPC_CODE = {400: 3, 401: 16, 403: 7, 413: 8, 415: 3, 503: 14}  # google.rpc.Code per HTTP status
+_GRPC_CODE = {400: 3, 401: 16, 403: 7, 413: 8, 415: 3, 429: 8, 503: 14}  # google.rpc.Code per HTTP status
 
 
 def _is_json(content_type: str) -> bool:
@@ -87,6 +88,7 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     responses={400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
                403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
                415: {"description": "unsupported content type or encoding"},
+               429: {"description": "rate limit of the key exceeded; retry after Retry-After"},
                503: {"description": "write queue full or database unavailable; retry after Retry-After"}},
 )
 async def export_traces(request: Request) -> Response:
@@ -135,14 +137,22 @@ async def export_traces(request: Request) -> Response:
 
 
 async def _ingest_principal(request: Request):
-    """The caller's principal with the ``ingest`` scope, or the OTLP error answer to send."""
+    """The caller's principal with the ``ingest`` scope, or the OTLP error answer to send (401/403, or 429
+    when the key is over its rate limit)."""
     try:
         key = parse_authorization(request.headers.get("authorization"),
                                   request.headers.get("x-inferwatch-api-key"))
         principal = await run_in_threadpool(request.app.state.keys.authenticate, key)
-        return require(principal, "ingest")
+        principal = require(principal, "ingest")
     except AuthError as exc:
         return otlp_error(exc.status, exc.message, request.headers.get("content-type", ""))
+    limiter = getattr(request.app.state, "ingest_limiter", None)
+    wait_s = limiter.acquire(principal.key_id) if limiter is not None else 0.0
+    if wait_s > 0:  # before the body is read: a flooding key costs us as little as possible
+        request.app.state.ingest_stats.rejected_requests["rate_limited"] += 1
+        return otlp_error(429, "rate limit of this API key exceeded; retry later",
+                          request.headers.get("content-type", ""), {"Retry-After": retry_after_header(wait_s)})
+    return principal
 
 
 @router.post(
@@ -150,7 +160,8 @@ async def _ingest_principal(request: Request):
     summary="OTLP/HTTP metrics export: validated and counted, not stored (the spans carry the same figures)",
     responses={400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
                403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
-               415: {"description": "unsupported content type or encoding"}},
+               415: {"description": "unsupported content type or encoding"},
+               429: {"description": "rate limit of the key exceeded; retry after Retry-After"}},
 )
 async def export_metrics(request: Request) -> Response:
     app = request.app
