@@ -27,7 +27,8 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
          export_timeout_s: float | None = None, user_hash_key: str | None = None, enabled: bool | None = None,
          exporter: Any = None, budget_guard: bool | Mapping[str, Any] | None = None,
          metric_exporter: Any = None, before_send: Callable[[Any], Any] | None = None,
-         redactor: Any = None) -> Options:
+         redactor: Any = None, disk_buffer_dir: str | None = None,
+         disk_buffer_max_bytes: int | None = None) -> Options:
     """Start the SDK (argument > ``INFERWATCH_*`` env var > default). Calling it again returns the running
     configuration unchanged: call :func:`shutdown` first to change it. ``exporter`` / ``metric_exporter`` replace
     the OTLP span / metric exporters (tests, or sending elsewhere). ``before_send(span)`` sees every finished span
@@ -36,7 +37,9 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
     built-in PII/secret redactor for ``capture="redacted"`` (an object with ``redact(text)`` returning a result
     with ``.text``, like :class:`inferwatch.redaction.Redactor`). ``budget_guard``: ``True``, or the keyword arguments of
     :func:`inferwatch.budget_guard` (e.g. ``{"downgrade": {"gpt-4o": "gpt-4o-mini"}}``), turns the budget guard
-    on with this endpoint and key."""
+    on with this endpoint and key. ``disk_buffer_dir`` (off by default) keeps span export requests the collector
+    could not take on disk, at most ``disk_buffer_max_bytes``, and re-sends them in order when it is back, also
+    after a restart with the same directory (:mod:`inferwatch.disk_buffer`)."""
     global _pipeline, _options
     with _lock:
         if _pipeline is not None and _options is not None:
@@ -44,7 +47,8 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
         options = resolve(endpoint=endpoint, api_key=api_key, service_name=service_name, capture=capture,
                           sample_rate=sample_rate, max_queue_size=max_queue_size,
                           max_export_batch_size=max_export_batch_size, schedule_delay_ms=schedule_delay_ms,
-                          export_timeout_s=export_timeout_s, user_hash_key=user_hash_key, enabled=enabled)
+                          export_timeout_s=export_timeout_s, user_hash_key=user_hash_key, enabled=enabled,
+                          disk_buffer_dir=disk_buffer_dir, disk_buffer_max_bytes=disk_buffer_max_bytes)
         if not options.enabled:
             _options = options
             return options

@@ -30,6 +30,10 @@ class Options:
     max_attribute_chars: int = 32_768  # longer captured text is truncated before redaction
     user_hash_key: str = ""  # HMAC key for user ids; empty: a per-process random key (ids not joinable)
     enabled: bool = True  # False: init() installs nothing
+    # off by default; a directory: span export requests the collector could not take (down, 429/502/503/504,
+    # timeout) are kept there, bounded, and re-sent in order when it is back, across restarts (disk_buffer.py)
+    disk_buffer_dir: str = ""
+    disk_buffer_max_bytes: int = 64 << 20  # when full, the oldest requests are dropped (counted disk_buffer_full)
 
 
 _ENV = {f.name: f"INFERWATCH_{f.name.upper()}" for f in fields(Options)}
@@ -68,6 +72,8 @@ def resolve(**arguments: Any) -> Options:
         raise ValueError(f"sample_rate must be between 0 and 1, not {options.sample_rate}")
     if options.max_queue_size < 1 or options.max_export_batch_size < 1:
         raise ValueError("max_queue_size and max_export_batch_size must be at least 1")
+    if options.disk_buffer_max_bytes < 1:
+        raise ValueError("disk_buffer_max_bytes must be at least 1")
     return options
 
 

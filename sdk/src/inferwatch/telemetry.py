@@ -22,6 +22,17 @@ A span whose content was handled by the SDK's redactor is marked ``inferwatch.re
 built-in minimal scrub (secrets, e-mails, long digit runs) is used and ``redacted`` spans are *not* marked, so the
 collector still redacts them fully. A redactor that raises fails closed: the attribute is dropped, not sent raw.
 
+Disk buffer (optional, ``Options.disk_buffer_dir``; :mod:`inferwatch.disk_buffer`): with it, spans are encoded and
+POSTed by the pipeline itself (one attempt per request, no sleeping retries in the export thread). A request that
+fails transiently (connection refused or reset, timeout, 408/429/502/503/504) is written to the buffer; while the
+buffer holds anything, new requests are appended behind it and the oldest are re-sent first, one probe per backoff
+(1 s doubling to 30 s, or the collector's ``Retry-After``) and on every :meth:`Pipeline.flush`. A permanent refusal
+(other 4xx/5xx) is dropped as ``export_failed``, never retried. Drops here: ``disk_buffer_full`` (oldest requests
+evicted to stay under the size cap), ``disk_buffer_error`` (the write failed), ``disk_buffer_corrupt`` (a segment
+failed its checksum). Without a disk buffer (the default) the stock OTLP exporter and its own retries are used and
+a failed request is dropped as ``export_failed``. The buffer covers spans; metrics are periodic aggregates and are not
+buffered. A custom ``exporter=`` disables the disk buffer (it has no bytes to keep).
+
 Fork safety: in a forked child the queue, counters and metric state are reset and the export thread (and the
 default exporters, whose HTTP sessions belong to the parent) are recreated lazily. An ``atexit`` drain flushes
 every live pipeline with a short timeout.
@@ -30,6 +41,7 @@ every live pipeline with a short timeout.
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import re
 import sys
@@ -42,6 +54,7 @@ from typing import Any, NamedTuple
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -63,6 +76,8 @@ from . import _guard
 from . import semconv as sc
 from .options import Options
 
+_log = logging.getLogger("inferwatch")
+
 # TODO(semconv): move these three names into semconv.py (owned elsewhere); the collector needs REDACTED.
 REDACTED = "inferwatch.redacted"  # bool: the SDK handled the content attributes (the collector skips redaction)
 REDACTION_POLICY = "inferwatch.redaction.policy"  # which rules did it
@@ -73,7 +88,10 @@ CONTENT_ATTRIBUTES: frozenset[str] = frozenset({
     sc.GEN_AI_PROMPT, sc.GEN_AI_COMPLETION,  # deprecated spellings, in case anything sets them on our spans
 })
 DROP_REASONS: tuple[str, ...] = ("queue_full", "too_large", "sampled", "export_failed", "before_send",
-                                 "metrics_queue_full", "internal_error", "shutdown")
+                                 "metrics_queue_full", "internal_error", "shutdown", "disk_buffer_full",
+                                 "disk_buffer_error", "disk_buffer_corrupt")
+RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504})
+DISK_BACKOFF_MAX_S = 30.0
 
 MAX_SPAN_BYTES = 1 << 20  # a span estimated above this is dropped as too_large
 MAX_REQUEST_BYTES = 8 << 20  # one export request carries at most about this much (collector default limit: 16 MiB)
@@ -319,10 +337,20 @@ class Pipeline:
         self._metric_exporter: MetricExporter | None = self._given_metric_exporter
         self._metrics: _Metrics | None = None
         self._scrubbers: _Scrubbers | None = None
+        # disk buffer: opened lazily by the export thread ("off" | "pending" | "on" | "locked" | "error")
+        self._disk: Any = None
+        self._disk_state = "pending" if self.options.disk_buffer_dir and self._given_exporter is None else "off"
+        self._disk_retry_at = 0.0
+        self._disk_backoff_s = 0.0
+        self._poster: Any = None
 
     def _after_fork_in_child(self) -> None:
         # The parent's queued spans and aggregations are the parent's to send; its HTTP sessions and threads are
-        # gone or shared. Only plain assignments here: the child is single-threaded until it starts one.
+        # gone or shared. Only plain assignments here: the child is single-threaded until it starts one. The disk
+        # buffer's directory stays the parent's (the child finds it locked and runs without one).
+        disk = getattr(self, "_disk", None)
+        if disk is not None:
+            disk.abandon_after_fork()
         self._reset_process_state()
 
     def _start_worker(self) -> None:
@@ -360,10 +388,15 @@ class Pipeline:
     def stats(self) -> dict[str, Any]:
         with self._counts_lock:
             dropped = dict(self._dropped)
+        disk = self._disk
+        disk_stats: dict[str, Any] = {"state": self._disk_state, "dir": self.options.disk_buffer_dir}
+        if disk is not None:
+            disk_stats.update(pending_requests=len(disk), pending_spans=disk.pending_spans, bytes=disk.size_bytes,
+                              max_bytes=disk.max_bytes)
         return {"queued": sum(1 for item in list(self._queue) if type(item) is not _Flush),
                 "exported": self._exported, "dropped": dropped, "export_failures": self._export_failures,
                 "metric_export_failures": self._metric_export_failures,
-                "internal_errors": dict(_guard.internal_errors)}
+                "internal_errors": dict(_guard.internal_errors), "disk_buffer": disk_stats}
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Export every span ended so far and the metrics; True when that finished within ``timeout`` s
@@ -423,12 +456,17 @@ class Pipeline:
         ctx = otel_context.set_value(otel_context._SUPPRESS_INSTRUMENTATION_KEY, True)
         otel_context.attach(otel_context.set_value(otel_context._SUPPRESS_HTTP_INSTRUMENTATION_KEY, True, ctx))
         next_metrics = time.monotonic() + self._metrics_interval_s
+        with _guard.guard("telemetry.disk_buffer.open"):
+            self._open_disk()
         while True:
             self._wake.wait(min(self._delay_s, max(next_metrics - time.monotonic(), 0.0)))
             self._wake.clear()
             stopping = self._stopping
             with _guard.guard("telemetry.export_loop"):
                 self._drain()
+            with _guard.guard("telemetry.disk_buffer.replay"):
+                if self._disk is not None and not self._closed:
+                    self._replay()
             with _guard.guard("telemetry.metrics"):
                 self._fold_metric_records()
                 if time.monotonic() >= next_metrics:
@@ -438,6 +476,9 @@ class Pipeline:
                                                                      self._metrics_interval_s), 600.0)
                     next_metrics = time.monotonic() + self._metrics_interval_s + self._metrics_backoff_s
             if stopping:
+                with _guard.guard("telemetry.disk_buffer.close"):
+                    if self._disk is not None:
+                        self._disk.close()  # the segments stay for the next init() with this directory
                 return
 
     def _drain(self) -> None:
@@ -455,6 +496,9 @@ class Pipeline:
                 if batch:
                     self._export_spans(batch)
                 if marker is not None:
+                    with _guard.guard("telemetry.disk_buffer.replay"):
+                        if self._disk is not None:
+                            self._replay(force=True)  # flush(): one probe now, whatever the backoff
                     with _guard.guard("telemetry.metrics"):
                         self._fold_metric_records()
                         self._export_metrics()
@@ -485,6 +529,9 @@ class Pipeline:
             self._send(chunk)
 
     def _send(self, spans: list[ReadableSpan]) -> None:
+        if self._disk is not None:
+            self._send_buffered(spans)
+            return
         ok = False
         try:
             exporter = self._exporter
@@ -498,6 +545,125 @@ class Pipeline:
         else:
             self._export_failures += 1
             self.count_drop("export_failed", len(spans))
+
+    # --- disk buffer (export thread) -----------------------------------------------------------------------
+    def _open_disk(self) -> None:
+        if self._disk_state != "pending":
+            return
+        from .disk_buffer import DiskBuffer, DiskBufferLocked
+
+        o = self.options
+        try:
+            self._disk = DiskBuffer(o.disk_buffer_dir, o.disk_buffer_max_bytes)
+            self._disk_state = "on"
+        except DiskBufferLocked:
+            self._disk_state = "locked"
+            _log.warning("inferwatch: disk buffer %s is used by another process; running without one",
+                         o.disk_buffer_dir)
+        except OSError as exc:
+            self._disk_state = "error"
+            _log.warning("inferwatch: disk buffer %s cannot be opened (%s); running without one",
+                         o.disk_buffer_dir, exc)
+
+    def _send_buffered(self, spans: list[ReadableSpan]) -> None:
+        try:
+            payload = encode_spans(spans).SerializePartialToString()
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error("telemetry.encode", exc)
+            self.count_drop("internal_error", len(spans))
+            return
+        n = len(spans)
+        if len(self._disk):  # a backlog: behind it, to keep the order
+            self._spill(payload, n)
+            self._replay()
+            return
+        outcome, retry_after = self._post(payload)
+        if outcome == "ok":
+            self._exported += n
+            return
+        self._export_failures += 1
+        if outcome == "retry":
+            self._spill(payload, n)
+            self._back_off(retry_after)
+        else:
+            self.count_drop("export_failed", n)
+
+    def _spill(self, payload: bytes, spans: int) -> None:
+        try:
+            dropped = self._disk.append(payload, spans)
+        except OSError as exc:
+            _guard.record_internal_error("telemetry.disk_buffer.write", exc)
+            self.count_drop("disk_buffer_error", spans)
+            return
+        if dropped:
+            self.count_drop("disk_buffer_full", dropped)
+
+    def _back_off(self, retry_after: float | None) -> None:
+        self._disk_backoff_s = min(max(self._disk_backoff_s * 2, 1.0), DISK_BACKOFF_MAX_S)
+        wait = self._disk_backoff_s if retry_after is None else min(max(retry_after, 0.0), 600.0)
+        self._disk_retry_at = time.monotonic() + wait
+
+    def _replay(self, force: bool = False, max_requests: int = 16) -> None:
+        """Re-send the oldest buffered requests, in order, while the collector takes them."""
+        disk = self._disk
+        if not len(disk) or (not force and time.monotonic() < self._disk_retry_at):
+            return
+        for _ in range(max_requests):
+            if self._closed:
+                return
+            head = disk.peek()
+            if head is None:
+                return
+            seg, payload = head
+            if payload is None:
+                disk.pop(corrupt=True)
+                self.count_drop("disk_buffer_corrupt", seg.spans)
+                continue
+            outcome, retry_after = self._post(payload)
+            if outcome == "retry":
+                self._export_failures += 1
+                self._back_off(retry_after)
+                return
+            disk.pop()
+            if outcome == "ok":
+                self._exported += seg.spans
+                self._disk_backoff_s = 0.0
+                self._disk_retry_at = 0.0
+            else:  # refused for good (bad request, auth): retrying would never help
+                self._export_failures += 1
+                self.count_drop("export_failed", seg.spans)
+
+    def _post(self, payload: bytes) -> tuple[str, float | None]:
+        """One POST of an encoded request: ("ok" | "retry" | "fail", Retry-After seconds or None)."""
+        import gzip
+
+        import requests
+
+        o = self.options
+        if self._poster is None:
+            self._poster = _own_headers_session(self._headers())
+        try:
+            response = self._poster.post(
+                f"{o.endpoint.rstrip('/')}/v1/traces", data=gzip.compress(payload, 5),
+                headers={"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"},
+                timeout=(min(o.export_timeout_s, 5.0), o.export_timeout_s))
+        except requests.RequestException:
+            return "retry", None  # refused, reset, timed out: the collector is down or overloaded
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: keep the request, try again later
+            _guard.record_internal_error("telemetry.disk_buffer.post", exc)
+            return "retry", None
+        status = response.status_code
+        response.close()
+        if 200 <= status < 300:
+            return "ok", None
+        if status in RETRYABLE_STATUS:
+            retry_after = None
+            try:
+                retry_after = float(response.headers.get("Retry-After", ""))
+            except ValueError:
+                pass
+            return "retry", retry_after
+        return "fail", None
 
     def _prepare(self, span: ReadableSpan) -> tuple[ReadableSpan, int] | None:
         """Content handling, then ``before_send``, then the size cap; None when dropped (counted)."""
