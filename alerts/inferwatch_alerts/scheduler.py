@@ -3,7 +3,8 @@
 Where it runs (DESIGN §2): inside the collector process in embedded mode, because only that process may open
 the chDB directory (the collector's lifespan calls :func:`start_scheduler`); as ``inferwatch-server scheduler``,
 its own process, against a ClickHouse server, exactly one active (alert deduplication reads the database, so
-two active schedulers could both decide an alert is due in the same minute).
+two active schedulers could both decide an alert is due in the same minute). A lease row in ClickHouse enforces
+that (:mod:`inferwatch_alerts.lease`): jobs run on schedule only while this scheduler holds it.
 
 How a job runs: APScheduler's ``BackgroundScheduler`` with ``max_instances=1`` (a slow run is never overlapped
 by the next), ``coalesce=True`` (runs missed while the process was busy collapse into one) and a misfire grace
@@ -34,13 +35,19 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from inferwatch_collector.store import Store
 
-from .budget_alerts import evaluate_budgets
+from .budget_notify import BudgetsJob
+from .experiments.results import JOB_NAME as EXPERIMENTS_JOB, run_experiments_job
+from .evaluate import RuleEvaluationJob
 from .job_runs import JobFailed, JobRun, last_success, run_recorded
+from .lease import SchedulerLease
 
 log = logging.getLogger("inferwatch.scheduler")
 
 BUDGETS_JOB: Final = "budgets"
 COST_REPORT_JOB: Final = "cost_report"
+ALERT_RULES_JOB: Final = "alert_rules"
+RETENTION_JOB: Final = "retention"
+LEASE_JOB: Final = "scheduler-lease"  # renews inferwatch_alerts.lease; not a recorded job
 #: Delay before catch-up runs after a start, so a collector that is started and stopped at once (tests, a
 #: misconfigured deploy) does not run a daily job on the way.
 DEFAULT_START_DELAY_S: Final = 60.0
@@ -101,24 +108,43 @@ def _report_outcome(result: Any) -> Any:
     return details
 
 
-def budgets_job(store: Store, now: datetime) -> Any:
-    """Budget burn evaluation (no notifier yet: alerts are recorded in ``alert_events``)."""
-    return evaluate_budgets(store, now)
+def retention_job(store: Store, now: datetime) -> Any:
+    """Per-project retention (``project_retention_days``): delete each listed project's older rows, daily."""
+    from inferwatch_collector.forget import apply_project_retention
+    from inferwatch_collector.migrations import target_for
+
+    days = store.settings.project_retention_days
+    if not days:
+        return {"projects": "0"}
+    deleted = apply_project_retention(store, dict(days), target=target_for(store.settings, store))
+    return {"projects": str(len(deleted)),
+            "rows_deleted": str(sum(sum(tables.values()) for tables in deleted.values()))}
 
 
 def default_jobs(*, budget_interval_s: float = 60.0, cost_report_hour: int = 0, cost_report_minute: int = 15
                  ) -> list[JobSpec]:
-    """The jobs the platform runs: budget evaluation every minute, cost reports daily at 00:15 UTC.
+    """The jobs the platform runs: budget evaluation and alert rules every minute, cost reports daily at 00:15
+    UTC, per-project retention daily at 03:30 UTC, A/B results hourly.
 
     The cost report runs a quarter of an hour after midnight so that calls of the day that just ended, exported
-    late by SDK batching and retries, are in before the day is reported.
+    late by SDK batching and retries, are in before the day is reported. The alert rules come from
+    ``INFERWATCH_ALERT_RULES_FILE`` (else the packaged defaults) and are loaded here, so an invalid file stops
+    the scheduler from starting with its line and reason (:class:`inferwatch_alerts.rules.RulesError`).
     """
     return [
-        JobSpec(BUDGETS_JOB, budgets_job, IntervalTrigger(seconds=budget_interval_s, timezone=UTC),
+        # budget alerts go out through the alert rules' channels, routed by severity (budget_notify)
+        JobSpec(BUDGETS_JOB, BudgetsJob(), IntervalTrigger(seconds=budget_interval_s, timezone=UTC),
                 misfire_grace_s=max(int(budget_interval_s), 1)),
         JobSpec(COST_REPORT_JOB, cost_report_job,
                 CronTrigger(hour=cost_report_hour, minute=cost_report_minute, timezone=UTC),
                 misfire_grace_s=3600, retry_after_s=600.0, catch_up_after_s=24 * 3600.0),
+        JobSpec(ALERT_RULES_JOB, RuleEvaluationJob(), IntervalTrigger(seconds=60, timezone=UTC),
+                misfire_grace_s=60),
+        JobSpec(RETENTION_JOB, retention_job, CronTrigger(hour=3, minute=30, timezone=UTC), misfire_grace_s=3600,
+                retry_after_s=600.0),
+        # A/B results hourly (each UTC day's last run is that day's look for the sequential tests)
+        JobSpec(EXPERIMENTS_JOB, run_experiments_job, CronTrigger(minute=20, timezone=UTC), misfire_grace_s=1800,
+                retry_after_s=600.0),
     ]
 
 
@@ -127,8 +153,12 @@ class Scheduler:
 
     def __init__(self, store: Store, jobs: Sequence[JobSpec] | None = None, *, workers: int = 2,
                  start_delay_s: float = DEFAULT_START_DELAY_S,
-                 clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
+                 clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+                 lease: SchedulerLease | bool = True) -> None:
         self.store = store
+        # Scheduled runs happen only while this scheduler holds the lease (inferwatch_alerts.lease): a second
+        # scheduler started by mistake on the same database stays idle. False: no lease (tests, one-off tools).
+        self.lease: SchedulerLease | None = SchedulerLease(store) if lease is True else (lease or None)
         self.jobs = {spec.name: spec for spec in (default_jobs() if jobs is None else jobs)}
         self._clock = clock
         self._start_delay_s = start_delay_s
@@ -152,6 +182,10 @@ class Scheduler:
                 self._sched.add_job(self.catch_up, "date", args=(spec.name,), id=f"{spec.name}:catch-up",
                                     run_date=self._clock() + timedelta(seconds=self._start_delay_s),
                                     replace_existing=True, misfire_grace_time=None)
+        if self.lease is not None:
+            self.lease.tick()  # at once, so the jobs' first ticks find it decided
+            self._sched.add_job(self.lease.tick, IntervalTrigger(seconds=self.lease.renew_s, timezone=UTC),
+                                id=LEASE_JOB, name=LEASE_JOB, replace_existing=True, misfire_grace_time=None)
         self._sched.start()
         log.info("scheduler started: %s", ", ".join(f"{n} ({s.trigger})" for n, s in self.jobs.items()))
         return self
@@ -160,6 +194,8 @@ class Scheduler:
         """Stop scheduling; with ``wait`` (default) a running job finishes first (it holds the store)."""
         if self._sched.running:
             self._sched.shutdown(wait=wait)
+            if self.lease is not None:
+                self.lease.release()
             log.info("scheduler stopped")
 
     def next_run_time(self, name: str) -> datetime | None:
@@ -176,6 +212,9 @@ class Scheduler:
 
     # --- internals ------------------------------------------------------------------------------------------
     def _tick(self, name: str, trigger: str) -> JobRun | None:
+        if self.lease is not None and not self.lease.held():
+            log.debug("job %s: this scheduler does not hold the lease; tick skipped", name)
+            return None
         lock = self._locks[name]
         if not lock.acquire(blocking=False):
             log.info("job %s is already running (run_now); this tick is skipped", name)
@@ -189,6 +228,12 @@ class Scheduler:
         """Run the job now if its last recorded success is older than its ``catch_up_after_s`` (or missing);
         None when it is recent enough. Runs once, ``start_delay_s`` after :meth:`start`, for such jobs."""
         spec = self.jobs[name]
+        if self.lease is not None and self.running and not self.lease.held():
+            # another scheduler is active (it catches up itself), or ours is not decided yet: look again later
+            self._sched.add_job(self.catch_up, "date", args=(name,), id=f"{name}:catch-up", replace_existing=True,
+                                run_date=self._clock() + timedelta(seconds=self.lease.renew_s),
+                                misfire_grace_time=None)
+            return None
         try:
             last = last_success(self.store, name)
         except Exception:

@@ -24,7 +24,20 @@ from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
 from .pricing import pricer_for
 from .ratelimit import RateLimiter
-from .routes import alerts, budgets, costs, feedback, health, keys, otlp, planner, privacy, query
+from .routes import (
+    alerts,
+    budgets,
+    costs,
+    dashboard,
+    experiments,
+    feedback,
+    health,
+    keys,
+    otlp,
+    planner,
+    privacy,
+    query,
+)
 from .settings import Settings, get_settings
 from .spool import open_spool
 from .store import Store
@@ -114,7 +127,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         lifespan=lifespan,
         generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
     )
-    for module in (health, otlp, query, keys, feedback, planner, costs, budgets, alerts, privacy):
+    for module in (health, otlp, query, keys, feedback, planner, costs, budgets, alerts, privacy, dashboard,
+                   experiments):
         app.include_router(module.router)
 
     @app.exception_handler(AuthError)

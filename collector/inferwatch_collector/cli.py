@@ -1,8 +1,10 @@
 """``inferwatch-server``: the composition root that starts and manages the platform.
 
-Subcommands: ``up`` (embedded platform: migrate, demo keys, collector, optional demo traffic), ``collector``,
-``migrate``, ``keys``, ``demo`` (traffic generator), ``config`` (every setting with its env var), ``prices``
-(import a LiteLLM price file, show or list the prices calls are charged at).
+Subcommands here: ``up`` (embedded platform: migrate, demo keys, collector, dashboard, optional demo app),
+``collector``, ``dashboard``, ``migrate``, ``keys``, ``demo`` (OTLP traffic generator), ``config`` (every setting
+with its env var), ``prices`` (import a LiteLLM price file, show or list prices). The modules beside the code they
+run register the rest (``register(sub)``): ``costs``, ``report``, ``whatif``, ``budgets``, ``scheduler``,
+``alerts``, ``experiments``, ``plan``, ``doctor``, ``forget``.
 Settings come from ``INFERWATCH_*`` variables; ``--data-dir`` overrides ``INFERWATCH_DATA_DIR``.
 """
 
@@ -352,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--data-dir", help="embedded database directory (overrides INFERWATCH_DATA_DIR)")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    up = sub.add_parser("up", help="run the embedded platform: migrate, demo keys, collector")
+    up = sub.add_parser("up", help="run the embedded platform: migrate, demo keys, collector, dashboard")
     up.add_argument("--host")
     up.add_argument("--port", type=int)
     up.add_argument("--demo-traffic", action="store_true",
@@ -416,9 +418,19 @@ def build_parser() -> argparse.ArgumentParser:
     plist.add_argument("--provider", help="only this provider (LiteLLM's name: openai, anthropic, gemini, ...)")
     prices.set_defaults(func=cmd_prices)
     # Commands that live beside the code they run (each module's register() adds its subcommands).
-    from . import alerts_cli, budgets_cli, costs_cli, doctor_cli, forget_cli, planner_cli, reports_cli
+    from . import (
+        alerts_cli,
+        budgets_cli,
+        costs_cli,
+        doctor_cli,
+        experiments_cli,
+        forget_cli,
+        planner_cli,
+        reports_cli,
+    )
 
-    for module in (costs_cli, reports_cli, budgets_cli, alerts_cli, planner_cli, doctor_cli, forget_cli):
+    for module in (costs_cli, reports_cli, budgets_cli, alerts_cli, experiments_cli, planner_cli, doctor_cli,
+                   forget_cli):
         module.register(sub)
     return parser
 

@@ -17,8 +17,11 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from inferwatch_alerts.job_runs import JobRun, last_success, run_recorded, write_run
 from inferwatch_alerts.scheduler import (
+    ALERT_RULES_JOB,
     BUDGETS_JOB,
     COST_REPORT_JOB,
+    EXPERIMENTS_JOB,
+    RETENTION_JOB,
     JobSpec,
     Scheduler,
     cost_report_job,
@@ -139,7 +142,7 @@ def test_run_now_and_unknown_jobs(store: Store) -> None:
 
 def test_default_jobs_and_apscheduler_options(store: Store, schedulers: list) -> None:
     jobs = {spec.name: spec for spec in default_jobs(budget_interval_s=30)}
-    assert set(jobs) == {BUDGETS_JOB, COST_REPORT_JOB}
+    assert set(jobs) == {BUDGETS_JOB, COST_REPORT_JOB, ALERT_RULES_JOB, RETENTION_JOB, EXPERIMENTS_JOB}
     assert jobs[BUDGETS_JOB].trigger.interval == timedelta(seconds=30)
     assert str(jobs[COST_REPORT_JOB].trigger) == "cron[hour='0', minute='15']"
     assert jobs[COST_REPORT_JOB].retry_after_s and jobs[COST_REPORT_JOB].catch_up_after_s

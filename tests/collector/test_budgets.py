@@ -313,7 +313,7 @@ def test_embedded_scheduler_runs_in_the_collector_lifespan(app_settings: Setting
     with TestClient(app):
         scheduler = app.state.scheduler
         assert scheduler is not None and scheduler.running
-        assert set(scheduler.jobs) == {"budgets", "cost_report"}
+        assert set(scheduler.jobs) == {"budgets", "cost_report", "alert_rules", "retention", "experiments"}
     assert not scheduler.running  # stopped before the store is released
     app = create_app(app_settings, store=store)  # collector_scheduler = off
     with TestClient(app):

@@ -193,3 +193,23 @@ def test_project_retention_deletes_only_that_projects_old_rows(store) -> None:
     for bad in ({"p1": 0}, {"P1; DROP": 7}):
         with pytest.raises(ForgetError):
             apply_project_retention(store, bad)
+
+
+def test_the_scheduler_applies_project_retention_daily(settings) -> None:
+    """The scheduler's retention job reads ``project_retention_days`` from the store's settings."""
+    from inferwatch_alerts.scheduler import RETENTION_JOB, default_jobs, retention_job
+    from inferwatch_collector.migrations import migrate, target_for
+    from inferwatch_collector.store import Store
+
+    assert RETENTION_JOB in {spec.name for spec in default_jobs()}
+    configured = settings.model_copy(update={"project_retention_days": {"p1": 7}})
+    store = Store.open(configured)
+    try:
+        migrate(store, target_for(configured, store))
+        day_us = 86_400_000_000
+        _insert_calls(store, [llm_call("p1", trace_id=f"{n:032x}", span_id=f"{n:016x}", start_time=t)
+                              for n, t in enumerate([NOW_US - 10 * day_us, NOW_US - day_us], start=1)])
+        assert retention_job(store, None) == {"projects": "1", "rows_deleted": "1"}
+        assert store.query("SELECT count() FROM llm_calls").result_rows[0][0] == 1
+    finally:
+        store.close()

@@ -36,7 +36,8 @@ EXPECTED_ENGINES = {
     "feedback": "ReplacingMergeTree", "ab_results": "ReplacingMergeTree", "cost_reports": "ReplacingMergeTree",
     "alert_state": "ReplacingMergeTree", "projects": "ReplacingMergeTree", "api_keys": "ReplacingMergeTree",
     "budgets": "ReplacingMergeTree", "schema_migrations": "ReplacingMergeTree", "job_runs": "ReplacingMergeTree",
-    "notifications": "MergeTree",
+    "notifications": "MergeTree", "alert_silences": "ReplacingMergeTree", "experiments": "ReplacingMergeTree",
+    "ab_verdicts": "ReplacingMergeTree", "scheduler_lease": "ReplacingMergeTree",
     **{name: "AggregatingMergeTree" for name in ROLLUPS},
     **{f"{name}_mv": "MaterializedView" for name in ROLLUPS},
 }

@@ -1,0 +1,147 @@
+"""The collector's dashboard API (``routes/dashboard.py``) against the seeded store: every table the planner may
+choose gives the same answer as the raw calls, filters and scoping hold, prompts need their scope."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+
+from inferwatch_collector.queries import TimeRange
+from inferwatch_collector.routes.dashboard import choose_source
+from inferwatch_dashboard import timerange
+from tests.dashboard import seed
+from tests.dashboard.conftest import Collector
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def get(collector: Collector, path: str, key: str | None = None, expect: int = 200, **params: Any) -> Any:
+    response = httpx.get(f"{collector.url}/api/v1/dashboard/{path}", params=params, timeout=30,
+                         headers={"Authorization": f"Bearer {key or collector.key}"})
+    assert response.status_code == expect, response.text[:500]
+    return response.json()
+
+
+def window(days: float) -> dict[str, str]:
+    end = datetime.now(UTC)
+    return {"start": (end - timedelta(days=days)).isoformat(), "end": end.isoformat()}
+
+
+@pytest.mark.parametrize(("dims", "groups", "days", "bucket", "table"), [
+    ({"model"}, {"volume", "latency"}, 1, None, "llm_calls_1m"),
+    ({"model"}, {"volume", "latency"}, 7, 3600, "llm_calls_1h"),
+    ({"feature"}, {"volume"}, 7, 86400, "usage_1h"),
+    ({"feature"}, {"volume"}, 1, None, "llm_calls"),  # an hourly table would round a day's total too much
+    ({"feature"}, {"flags"}, 7, None, "llm_calls"),  # usage_1h keeps no flags
+    ({"experiment", "variant"}, {"volume", "latency"}, 7, None, "ab_rollup_1h"),
+    ({"variant"}, {"volume"}, 7, None, "llm_calls"),  # without an experiment ab_rollup_1h misses calls
+    ({"user_hash"}, {"volume", "cache"}, 90, 86400, "cost_1d"),
+    ({"user_hash"}, {"volume"}, 7, None, "llm_calls"),
+    ({"user_hash"}, {"volume"}, 7, 86400, "cost_1d"),  # a daily series may read the daily table on any range
+    ({"feature"}, {"volume"}, 1, 3600, "usage_1h"),
+    ({"model"}, {"decode"}, 7, None, "llm_calls"),
+    ({"model"}, {"volume"}, 7, 300, "llm_calls"),  # a 5-minute bucket finer than any rollup allowed here
+])
+def test_the_planner_reads_the_cheapest_table_that_answers(dims, groups, days, bucket, table):
+    rng = TimeRange(NOW - timedelta(days=days), NOW)
+    assert choose_source(dims, groups, rng, bucket).table == table
+
+
+def test_totals_match_the_seeded_calls(collector: Collector):
+    exact = seed.totals(collector.rows["current"])
+    answer = get(collector, "stats", need="volume,flags,latency", **timerange.window("24h").params())
+    assert answer["source"] == "llm_calls_1m"
+    row = answer["rows"][0]
+    assert (row["calls"], row["errors"], row["refusals"]) == (exact["calls"], exact["errors"], exact["refusals"])
+    assert row["cost_usd"] == pytest.approx(exact["cost_usd"], abs=1e-9)
+    assert row["ttft_ms_p50"] < 2000 < row["ttft_ms_p99"]
+
+
+def test_every_table_agrees_with_the_raw_calls(collector: Collector):
+    """The same week by model from the hourly rollup and (need=decode forces it) from the raw calls."""
+    params = window(7)
+    rollup = get(collector, "stats", need="volume", by="model", **params)
+    raw = get(collector, "stats", need="volume,decode", by="model", **params)
+    assert (rollup["source"], raw["source"]) == ("llm_calls_1h", "llm_calls")
+    pick = lambda answer: {r["model"]: (r["calls"], round(r["cost_usd"], 9)) for r in answer["rows"]}  # noqa: E731
+    assert pick(rollup) == pick(raw)
+    search = sum(r.feature == "search" for r in collector.rows["current"] + collector.rows["previous"])
+    usage = get(collector, "stats", need="volume", feature="search", bucket="day", **params)
+    assert usage["source"] == "usage_1h" and sum(r["calls"] for r in usage["rows"]) == search
+    by_user = get(collector, "stats", need="volume,cache", by="user_hash", **window(60))
+    assert by_user["source"] == "cost_1d"
+    assert sum(r["calls"] for r in by_user["rows"]) == sum(len(rows) for rows in collector.rows.values())
+
+
+def test_series_by_dimension_keeps_the_top_values_and_folds_the_rest(collector: Collector):
+    answer = get(collector, "stats", need="volume", by="model", top=1, **timerange.window("24h").params())
+    calls = {r["model"]: r["calls"] for r in answer["rows"]}
+    assert set(calls) == {"claude-3-5-sonnet", "(other)"}  # the most expensive model, then everything else
+    assert sum(calls.values()) == len(collector.rows["current"])
+    series = get(collector, "stats", need="volume", by="model", bucket="hour", **timerange.window("24h").params())
+    assert sum(r["calls"] for r in series["rows"]) == len(collector.rows["current"])
+    assert all(r["t"].endswith("+00:00") for r in series["rows"])
+
+
+def test_experiment_variants_and_facets(collector: Collector):
+    params = timerange.window("24h").params()
+    variants = get(collector, "stats", need="volume,latency", experiment=seed.EXPERIMENT, by="variant", **params)
+    got = {r["variant"]: r["calls"] for r in variants["rows"]}
+    assert got == {v: sum(r.variant == v and r.experiment == seed.EXPERIMENT for r in collector.rows["current"])
+                   for v in ("control", "treatment")}
+    facets = get(collector, "facets", **params)
+    assert facets["model"] == sorted({*seed.MODELS, "mystery-model"})
+    assert facets["provider"] == ["acme", "anthropic", "openai"]
+    assert facets["feature"] == ["chat", "search"] and facets["prompt_template"] == ["answer", "summarize"]
+    assert facets["experiment"] == [seed.EXPERIMENT]
+    assert facets["variants"] == {seed.EXPERIMENT: ["control", "treatment"]}
+
+
+def test_a_key_sees_only_its_project(collector: Collector):
+    params = timerange.window("24h").params()
+    assert get(collector, "stats", key=collector.empty_key, **params)["rows"][0]["calls"] == 0
+    assert get(collector, "calls", key=collector.empty_key, **params)["calls"] == []
+    assert get(collector, "calls", key=collector.empty_key, trace_id=seed.TRACE_ID)["calls"] == []
+    assert get(collector, "whoami", key=collector.empty_key)["project_id"] == "p-empty"
+    assert get(collector, "notifications", key=collector.empty_key, **params)["notifications"] == []
+    log = get(collector, "notifications", **params)["notifications"]
+    assert sorted((n["channel"], n["ok"]) for n in log) == [("pagerduty", False), ("slack", True)]
+
+
+def test_call_search_filters(collector: Collector):
+    params = timerange.window("24h").params()
+    rows = collector.rows["current"]
+    assert len(get(collector, "calls", flag="truncated", **params)["calls"]) == len(seed.TRUNCATED)
+    errors = get(collector, "calls", status="error", **params)["calls"]
+    assert len(errors) == len(seed.ERRORS) and {c["error_type"] for c in errors} == {"RateLimitError"}
+    slow = get(collector, "calls", min_latency_ms=4000, **params)["calls"]
+    assert len(slow) == sum(r.latency_ms >= 4000 for r in rows) and all(c["latency_ms"] >= 4000 for c in slow)
+    user = get(collector, "calls", user_hash=seed.USERS[1], limit=500, **params)["calls"]
+    assert len(user) == sum(r.user_hash == seed.USERS[1] for r in rows)
+    newest = get(collector, "calls", limit=5, **params)
+    assert newest["more"] and len(newest["calls"]) == 5
+    assert [c["start_time"] for c in newest["calls"]] == sorted((c["start_time"] for c in newest["calls"]),
+                                                                reverse=True)
+    by_trace = get(collector, "calls", trace_id=seed.TRACE_ID.upper())["calls"]
+    assert [c["span_id"] for c in by_trace] == [seed.LLM_SPAN_ID]
+    assert "32 hexadecimal" in get(collector, "calls", trace_id="xyz", expect=400)["error"]
+
+
+def test_prompt_text_needs_the_prompts_scope(collector: Collector):
+    text = get(collector, f"prompts/{seed.TRACE_ID}")["prompts"]
+    assert [(p["prompt"], p["completion"]) for p in text] == [(seed.PROMPT_TEXT, seed.COMPLETION_TEXT)]
+    denied = get(collector, f"prompts/{seed.TRACE_ID}", key=collector.read_only_key, expect=403)
+    assert "prompts:read" in denied["error"]
+
+
+def test_feedback_and_parameter_errors(collector: Collector):
+    params = timerange.window("24h").params()
+    total = get(collector, "feedback", **params)["rows"][0]
+    assert (total["thumbs_up"], total["thumbs_down"]) == (8, 2)
+    assert "need: unknown" in get(collector, "stats", need="volume,bogus", expect=400)["error"]
+    assert "bucket" in get(collector, "stats", bucket="minute", expect=400, **window(7))["error"]
+    presets = get(collector, "capacity/presets")
+    assert "llama-3-70b" in {p["name"] for p in presets["presets"]}
