@@ -34,3 +34,12 @@ def store(settings: Settings) -> Iterator[Store]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sdk_stopped_at_the_end() -> Iterator[None]:
+    """No SDK export thread outlives the session (it would log into pytest's closed streams)."""
+    yield
+    import inferwatch
+
+    inferwatch.shutdown()

@@ -54,6 +54,7 @@ class IngestStats:
     spans_rejected: int = 0
     duplicate_requests: int = 0
     metric_points_received: int = 0  # OTLP metrics are counted, not stored (see routes/otlp.py)
+    redactions: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))  # entity -> replaced
     rejected_requests: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 

@@ -264,3 +264,24 @@ def test_otlp_metrics_are_accepted_counted_and_not_stored(client, store, keys):
 
 def post_metrics(client: TestClient, body: bytes, key: str, headers: dict[str, str] = PROTOBUF):
     return client.post("/v1/metrics", content=body, headers={**headers, **Keys.header(key)})
+
+
+def test_metrics_show_redactions_jobs_and_notifier_deliveries(client, store, keys):
+    from datetime import UTC, datetime, timedelta
+
+    prompt = '[{"role": "user", "parts": [{"type": "text", "content": "mail me at jane.doe@example.com"}]}]'
+    request = payloads.make_request(payloads.otel_genai_span(**{"gen_ai.input.messages": prompt}))
+    assert post(client, request.SerializeToString(), keys.ingest).status_code == 200
+    now = datetime.now(UTC)
+    store.insert_columns("job_runs", [["budgets", "budgets"], ["r1", "r2"], [now - timedelta(seconds=3)] * 2,
+                                      [now - timedelta(seconds=1)] * 2, ["success", "failure"]],
+                         ["job", "run_id", "started_at", "ended_at", "outcome"])
+    store.insert_columns("notifications", [["p1"] * 2, ["r"] * 2, ["s"] * 2, ["d"] * 2, ["pager"] * 2,
+                                           ["firing"] * 2, [now] * 2, [now] * 2, [True, False], [1, 4], ["", "503"]],
+                         ["project_id", "rule_id", "series_key", "dedup_key", "channel", "state", "event_time",
+                          "sent_at", "ok", "attempts", "error"])
+    text = client.get("/metrics").text
+    assert 'inferwatch_redactions_total{entity="EMAIL_ADDRESS"} 1' in text
+    assert 'inferwatch_job_failures_24h{job="budgets"} 1' in text
+    assert 'inferwatch_job_last_duration_seconds{job="budgets"} 2.000' in text
+    assert 'inferwatch_notifications_24h{channel="pager",outcome="failed"} 1' in text

@@ -29,6 +29,31 @@ async def readyz(request: Request) -> Response:
     return JSONResponse({"status": "ready"})
 
 
+def _job_and_notifier_lines(store) -> list[str]:
+    """Scheduled jobs and notifier deliveries over the last day, from their tables (the scheduler may run in
+    another process). Empty when the database does not answer: /metrics must not fail with it."""
+    try:
+        jobs = store.query(
+            "SELECT job, countIf(outcome = 'failure'), argMax(dateDiff('millisecond', started_at, ended_at), "
+            "started_at) FROM job_runs FINAL WHERE started_at >= now() - INTERVAL 1 DAY "
+            "AND outcome != 'running' GROUP BY job ORDER BY job").result_rows
+        deliveries = store.query(
+            "SELECT channel, countIf(ok), countIf(NOT ok) FROM notifications "
+            "WHERE sent_at >= now() - INTERVAL 1 DAY GROUP BY channel ORDER BY channel").result_rows
+    except Exception:  # noqa: BLE001 - the database is down: the other metrics still answer
+        return []
+    return [
+        "# TYPE inferwatch_job_failures_24h gauge",
+        *(f'inferwatch_job_failures_24h{{job="{job}"}} {failures}' for job, failures, _ in jobs),
+        "# TYPE inferwatch_job_last_duration_seconds gauge",
+        *(f'inferwatch_job_last_duration_seconds{{job="{job}"}} {ms / 1000:.3f}' for job, _, ms in jobs),
+        "# TYPE inferwatch_notifications_24h gauge",
+        *(line for channel, ok, failed in deliveries for line in (
+            f'inferwatch_notifications_24h{{channel="{channel}",outcome="sent"}} {ok}',
+            f'inferwatch_notifications_24h{{channel="{channel}",outcome="failed"}} {failed}')),
+    ]
+
+
 @router.get("/metrics", summary="Prometheus metrics of the collector", response_class=PlainTextResponse)
 def metrics(request: Request) -> str:
     state = request.app.state
@@ -63,5 +88,9 @@ def metrics(request: Request) -> str:
         "# TYPE inferwatch_write_queue_rows gauge",
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
         *state.writer.metric_lines(),  # the spool: spooled/replayed batches, bytes, oldest age
+        "# TYPE inferwatch_redactions_total counter",
+        *(f'inferwatch_redactions_total{{entity="{entity}"}} {count}'
+          for entity, count in sorted(ingest.redactions.items())),
+        *_job_and_notifier_lines(state.store),
     ]
     return "\n".join(lines) + "\n"

@@ -233,6 +233,8 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
             future.set_exception(done.exception())
         else:
             stats.spans_accepted += result.accepted
+            for entity, count in result.redactions.items():
+                stats.redactions[entity] += count
             future.set_result((result.rejected, result.errors))
 
     written.add_done_callback(committed)
