@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from inferwatch_collector.store import Store
 
 from .evaluate import AlertEvent, DbBackend, MemoryBackend, Sent, Series, StateBackend, evaluate
 from .rules import RuleSet
+from .timeutil import iso_s as _iso, utc as _utc
 
 if TYPE_CHECKING:
     from .notifiers.dispatch import Dispatcher
@@ -122,11 +123,3 @@ def backtest(store: Store, ruleset: RuleSet, start: datetime, end: datetime, *, 
             report.failed[rule_id] = report.failed.get(rule_id, 0) + 1
     report.open_series = [s for s in backend.load(projects).values() if s.state.active]
     return report
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _iso(value: datetime) -> str:
-    return _utc(value).isoformat(timespec="seconds").replace("+00:00", "Z")

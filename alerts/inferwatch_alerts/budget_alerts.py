@@ -42,6 +42,7 @@ from inferwatch_collector.budgets import (
 from inferwatch_collector.store import Store
 
 from .job_runs import JobFailed
+from .timeutil import iso_ms as _iso, utc as _utc
 
 log = logging.getLogger("inferwatch.budgets")
 
@@ -257,11 +258,3 @@ def _record(store: Store, resolved: Sequence[BudgetAlertEvent], fired: Sequence[
         since = still_firing.get(key, now) if e.state == "firing" else now
         rows.append((e.project_id, e.rule_id, e.series_key, e.state, since, float(e.value), now, now, 0))
     store.insert_columns("alert_state", [list(c) for c in zip(*rows)], STATE_COLUMNS)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _iso(value: datetime) -> str:
-    return _utc(value).isoformat(timespec="milliseconds").replace("+00:00", "Z")

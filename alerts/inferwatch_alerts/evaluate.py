@@ -57,6 +57,7 @@ from .lifecycle import (
 from .rules import OPS, BaselineSpec, DetectorSpec, Rule, RuleSet, Threshold, format_value, load_configured
 from .signals import WindowRow, read_length_histograms, read_windows, value_of
 from .silences import Silence, active_silences, find_silence
+from .timeutil import iso_s as _iso, to_ms as _ms, utc as _utc
 
 if TYPE_CHECKING:  # the notifiers are imported when a dispatcher is built, not with this module
     from .notifiers.base import AlertNotification, Notifier
@@ -763,23 +764,9 @@ class RuleEvaluationJob:
 # ------------------------------------------------------------------------------------------------- helpers
 
 
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _ms(value: datetime) -> datetime:
-    value = _utc(value)
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
-
-
-def _iso(value: datetime) -> str:
-    return _utc(value).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
 def _float(value: float | None) -> float:
     return float("nan") if value is None else float(value)
 
 
 def _finite(value: float) -> float | None:
     return float(value) if value is not None and math.isfinite(value) else None
-

@@ -22,6 +22,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Literal
 
 from inferwatch_collector.store import Store
+from .timeutil import to_ms as _ms
 
 log = logging.getLogger("inferwatch.jobs")
 
@@ -124,11 +125,6 @@ def _safely(store: Store, run: JobRun, what: str) -> None:
         write_run(store, run)
     except Exception:
         log.exception("could not record the %s of job %s (run %s)", what, run.job, run.run_id)
-
-
-def _ms(value: datetime) -> datetime:
-    value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
 
 def _after(started: datetime, ended: datetime) -> datetime:

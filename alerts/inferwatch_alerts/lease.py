@@ -31,10 +31,11 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 from inferwatch_collector.store import Store
+from .timeutil import utc as _utc
 
 log = logging.getLogger("inferwatch.scheduler")
 
@@ -170,7 +171,3 @@ class SchedulerLease:
         if self._last_logged != (state, who):
             self._last_logged = (state, who)
             log.warning(message, *args) if state != "held" else log.info(message, *args)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

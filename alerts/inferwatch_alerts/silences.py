@@ -20,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 from inferwatch_collector.store import Store
+from .timeutil import iso_ms as _iso, to_ms as _ms, utc as _utc
 
 COLUMNS: Final = ("project_id", "silence_id", "rule_id", "matchers", "starts_at", "ends_at", "comment",
                   "created_by", "created_at", "updated_at", "is_deleted")
@@ -165,16 +166,3 @@ def active_silences(store: Store, at: datetime, projects: Sequence[str] | None =
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _ms(value: datetime) -> datetime:
-    value = _utc(value)
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
-
-
-def _iso(value: datetime) -> str:
-    return _utc(value).isoformat(timespec="milliseconds").replace("+00:00", "Z")

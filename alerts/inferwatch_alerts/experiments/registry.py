@@ -29,6 +29,7 @@ from typing import Any, Final, Literal
 from inferwatch_collector.store import Store
 
 from .metrics import DECISION_METRICS, observed_variants
+from ..timeutil import iso_ms as _iso, to_ms as _ms, utc as _utc
 
 Source = Literal["api", "cli", "auto"]
 
@@ -310,19 +311,6 @@ def discover(store: Store, now: datetime) -> Discovery:
         (updated if existing else registered).append(stored)
     _write(store, rows)
     return Discovery(tuple(registered), tuple(updated), tuple(skipped))
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _ms(value: datetime) -> datetime:
-    value = _utc(value)
-    return value.replace(microsecond=value.microsecond // 1000 * 1000)
-
-
-def _iso(value: datetime) -> str:
-    return _utc(value).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 __all__ = ["DEFAULT_GUARDRAILS", "DEFAULT_PRIMARY", "Discovery", "Experiment", "ExperimentError",

@@ -41,6 +41,7 @@ from . import metrics as m
 from . import stats
 from .registry import Experiment, discover, get_experiment, list_experiments
 from .verdict import ArmOutcome, MetricOutcome, Plan, VerdictResult, decide
+from ..timeutil import iso_s as _iso, utc as _utc
 
 log = logging.getLogger("inferwatch.experiments")
 
@@ -538,11 +539,3 @@ def _parse(text: str) -> float:
 
 def _num(value: float) -> float | None:
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def _iso(value: datetime) -> str:
-    return _utc(value).isoformat(timespec="seconds").replace("+00:00", "Z")
