@@ -33,7 +33,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,7 @@ from inferwatch_alerts.rules import load_rules
 from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from timing import fmt as shared_fmt, timed  # noqa: E402
 
 TARGET_S = 2.0
 DAYS = 15
@@ -128,17 +128,9 @@ def build(store: Store, calls: int, chunk: int, end: datetime) -> float:
     return time.monotonic() - started
 
 
-def timed(fn: Callable[[], Any], runs: int) -> tuple[list[float], Any]:
-    times, result = [], None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - started)
-    return times, result
-
 
 def fmt(times: list[float]) -> str:
-    return f"{statistics.median(times):7.3f} s  [{min(times):.3f}-{max(times):.3f}]"
+    return shared_fmt(times, 7)
 
 
 def main() -> int:

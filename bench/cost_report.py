@@ -31,7 +31,6 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -51,6 +50,7 @@ from inferwatch_collector.prices import PriceTable, bundled_table
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from inferwatch_collector.whatif import run_whatif
+from timing import fmt, timed  # noqa: E402
 
 PROJECT = "bench"
 TARGET_S = 5.0
@@ -172,18 +172,6 @@ def build(store: Store, calls: int, chunk: int, today: datetime) -> float:
     return time.monotonic() - started
 
 
-def timed(fn: Callable[..., Any], runs: int, *args: Any, **kwargs: Any) -> tuple[list[float], Any]:
-    """Wall-clock seconds of ``runs`` calls of ``fn(*args, **kwargs)`` and its last result."""
-    times, result = [], None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = fn(*args, **kwargs)
-        times.append(time.perf_counter() - started)
-    return times, result
-
-
-def fmt(times: list[float]) -> str:
-    return f"{statistics.median(times):6.3f} s  [{min(times):.3f}-{max(times):.3f}]"
 
 
 def main() -> int:

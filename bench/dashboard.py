@@ -69,6 +69,7 @@ from inferwatch_collector.store import Store  # noqa: E402
 from inferwatch_dashboard import timerange  # noqa: E402
 from inferwatch_dashboard.api import ApiClient, ApiError  # noqa: E402
 from inferwatch_dashboard.timerange import Window  # noqa: E402
+from timing import fmt  # noqa: E402
 
 PROJECT = "bench"
 TARGET_S = 1.0
@@ -534,9 +535,6 @@ class ServerThread:
         self.server.should_exit = True
         self.thread.join(15)
 
-
-def fmt(times: list[float]) -> str:
-    return f"{statistics.median(times):6.3f} s  [{min(times):.3f}-{max(times):.3f}]"
 
 
 def main() -> int:

@@ -48,6 +48,7 @@ from inferwatch_alerts.experiments import metrics, registry, results  # noqa: E4
 from inferwatch_collector.migrations import migrate, target_for  # noqa: E402
 from inferwatch_collector.settings import Settings  # noqa: E402
 from inferwatch_collector.store import Store  # noqa: E402
+from timing import fmt, timed  # noqa: E402
 
 PROJECT = "bench"
 TARGET_S = 5.0
@@ -204,17 +205,6 @@ def write_history(store: Store, now: datetime, days: int) -> None:
         results.save_reports(store, scaled)
 
 
-def timed(fn: Any, runs: int) -> tuple[list[float], Any]:
-    times, result = [], None
-    for _ in range(runs):
-        started = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - started)
-    return times, result
-
-
-def fmt(times: list[float]) -> str:
-    return f"{statistics.median(times):6.3f} s  [{min(times):.3f}-{max(times):.3f}]"
 
 
 def main() -> int:

@@ -27,7 +27,6 @@ import itertools
 import os
 import queue
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
