@@ -4,8 +4,8 @@ What it does:
 
 1. Builds the calls in a fresh temporary embedded database (``Store.open`` + every migration), entirely in SQL:
    ``INSERT INTO llm_calls SELECT ... FROM numbers(...)`` in chunks of 1M rows, in time order, so every
-   materialized view (``llm_calls_1m``, ``llm_calls_1h``, ``usage_1h``, ``ab_rollup_1h``, ``cost_1d``) fills as
-   ingest would; none is dropped, since the pages read all of them. Traffic: 60 days ending now with linear
+   materialized view (``llm_calls_1m``, ``llm_calls_1h``, ``usage_1h``, ``ab_rollup_1h``, ``cost_1d``,
+   ``llm_calls_1d``) fills as ingest would; none is dropped, since the pages read all of them. Traffic: 60 days ending now with linear
    growth; 20 models from the bundled price table (one self-hosted, unpriced) over 6 providers; 10 features
    (skewed), 2 prompt templates each (20), each feature on its own primary model (80%), a fallback (15%) or any
    model (5%); 50,000 users (SHA-256 hashes, skewed); 3 A/B experiments on 3 features (sticky per user,
@@ -562,7 +562,7 @@ def main() -> int:
         extras_s = time.monotonic() - step
         counts = {name: store.query(f"SELECT count() FROM {store.table(name)}").result_rows[0][0]
                   for name in ("llm_calls", "llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h", "cost_1d",
-                               "feedback", "spans", "alert_events")}
+                               "llm_calls_1d", "feedback", "spans", "alert_events")}
         print(f"built in {build_s:.1f} s (+ {extras_s:.1f} s extras): "
               + ", ".join(f"{name} {n:,}" for name, n in counts.items()), flush=True)
 

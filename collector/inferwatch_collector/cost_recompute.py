@@ -11,6 +11,12 @@ Mutations do not flow through materialized views, so each rollup that carries co
 range: its rows for those days are deleted and re-inserted from the view's own SELECT, restricted to the range.
 The whole job is idempotent: running it twice gives the same tables as running it once.
 
+On a sharded cluster (``target`` from :func:`.migrations.target_for`) the mutations run ``ON CLUSTER`` against
+the ``<name>_local`` tables (a ``Distributed`` table takes no ``UPDATE`` or ``DELETE``), each shard's view is
+``<rollup>_mv_local``, and the rebuilt rollup rows are read from and written through the ``Distributed`` tables
+(synchronously), which is what a read of the rollup sums over anyway. On a replicated cluster the replicas
+apply the mutations through Keeper and the plain names are right.
+
 Only whole UTC days that are over are re-priced: ingest keeps writing today's calls, and a call inserted while
 a day's rollups are being rebuilt would be counted twice. Late spans for a past day that arrive while its
 rollups are being rebuilt have the same risk; the window is seconds.
@@ -33,6 +39,7 @@ COST_ROLLUPS: tuple[tuple[str, str], ...] = (
     ("usage_1h", "hour"),
     ("ab_rollup_1h", "hour"),
     ("cost_1d", "day"),
+    ("llm_calls_1d", "day"),
 )
 _RATE_KINDS = ("input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning", "saving")
 _PICO = "1000000000000."  # 1e-12 USD units per USD, as a Float64 literal
@@ -151,17 +158,53 @@ def _check_range(start: date, end: date, today: date, retention_days: int) -> No
                              f"(oldest day held: {oldest}): those calls are gone and cannot be re-priced")
 
 
-def _rollup_select(store: Store, rollup: str) -> str:
+@dataclass(frozen=True)
+class _Layout:
+    """Where each statement goes: plain tables, or a sharded cluster's ``_local`` tables and ``Distributed`` ones."""
+
+    database: str
+    cluster: str | None = None  # set only for a sharded target
+
+    @classmethod
+    def of(cls, store: Store, target: Any | None) -> _Layout:
+        if target is not None and getattr(target, "mode", "single") == "sharded":
+            return cls(store.database, target.cluster)
+        return cls(store.database)
+
+    def whole(self, name: str) -> str:
+        """The table every shard's rows are read from (and rollup rows written through)."""
+        return f"{self.database}.{name}"
+
+    def local(self, name: str) -> str:
+        """The table as a view on this node reads it."""
+        return f"{self.database}.{name}_local" if self.cluster else self.whole(name)
+
+    def mutate(self, name: str) -> str:
+        """The target of ``ALTER ... UPDATE`` / ``DELETE``: on a sharded cluster every shard's local table."""
+        return f"{self.local(name)} ON CLUSTER {self.cluster}" if self.cluster else self.whole(name)
+
+    def view(self, rollup: str) -> str:
+        return f"{rollup}_mv_local" if self.cluster else f"{rollup}_mv"
+
+    @property
+    def insert_settings(self) -> dict[str, Any]:
+        # A Distributed insert is queued and sent later by default; the rebuild must be in place when it returns.
+        return {"insert_distributed_sync": 1} if self.cluster else {}
+
+
+def _rollup_select(store: Store, rollup: str, layout: _Layout | None = None) -> str:
     """The rollup view's SELECT, reading only the range's calls of one project."""
+    layout = layout or _Layout(store.database)
+    view = layout.view(rollup)
     rows = store.query("SELECT as_select FROM system.tables WHERE database = {db:String} AND name = {name:String}",
-                       parameters={"db": store.database, "name": f"{rollup}_mv"}).result_rows
+                       parameters={"db": store.database, "name": view}).result_rows
     if not rows:
-        raise RecomputeError(f"the view {rollup}_mv is missing (is the database migrated?)")
+        raise RecomputeError(f"the view {view} is missing (is the database migrated?)")
     select = rows[0][0]
-    source = f"FROM {store.table('llm_calls')} AS src"
+    source = f"FROM {layout.local('llm_calls')} AS src"
     if select.count(source) != 1:
         raise RecomputeError(f"cannot rebuild {rollup}: its view does not read '{source}' once")
-    scoped = (f"FROM (SELECT * FROM {store.table('llm_calls')} WHERE project_id = {{project:String}} "
+    scoped = (f"FROM (SELECT * FROM {layout.whole('llm_calls')} WHERE project_id = {{project:String}} "
               f"AND start_time >= {{start:DateTime64(6, 'UTC')}} AND start_time < {{end:DateTime64(6, 'UTC')}}) "
               f"AS src")
     return select.replace(source, scoped)
@@ -175,18 +218,21 @@ def _columns(store: Store, table: str) -> list[str]:
 
 def recompute_costs(store: Store, table: PriceTable, project_id: str, start: date, end: date, *,
                     retention_days: int = 90, today: date | None = None,
-                    progress: Callable[[str], Any] | None = None) -> RecomputeResult:
+                    progress: Callable[[str], Any] | None = None, target: Any | None = None) -> RecomputeResult:
     """Re-price ``project_id``'s calls from ``start`` to ``end`` (exclusive, UTC days) with ``table``, then
-    rebuild the cost rollups for those days. Raises :class:`RecomputeError` for a range it must not touch."""
+    rebuild the cost rollups for those days. Raises :class:`RecomputeError` for a range it must not touch.
+
+    ``target`` (:func:`.migrations.target_for`) only matters on a sharded cluster (see the module docstring).
+    """
     say = progress or (lambda message: None)
+    layout = _Layout.of(store, target)
     today = today or datetime.now(UTC).date()
     _check_range(start, end, today, retention_days)
     bounds = _day_bounds(start, end)
     scope = {"project": project_id, **bounds}
     where = ("project_id = {project:String} AND start_time >= {start:DateTime64(6, 'UTC')} "
              "AND start_time < {end:DateTime64(6, 'UTC')}")
-    calls_table = store.table("llm_calls")
-    found = store.query(f"SELECT model, count() FROM {calls_table} WHERE {where} GROUP BY model",
+    found = store.query(f"SELECT model, count() FROM {layout.whole('llm_calls')} WHERE {where} GROUP BY model",
                         parameters=scope).result_rows
     models = {model: table.resolve(model) for model, _ in found}
     calls = sum(count for _, count in found)
@@ -194,22 +240,22 @@ def recompute_costs(store: Store, table: PriceTable, project_id: str, start: dat
         f"{table.version}")
     if calls:
         _, params = _rate_arrays(table, sorted(models))
-        store.command(f"ALTER TABLE {calls_table} UPDATE\n    {cost_assignments()}\nWHERE {where}",
+        store.command(f"ALTER TABLE {layout.mutate('llm_calls')} UPDATE\n    {cost_assignments()}\nWHERE {where}",
                       parameters={**params, **scope, "price_version": table.version},
                       settings={"mutations_sync": 2})
     rebuilt = []
     for rollup, bucket in COST_ROLLUPS:
-        select = _rollup_select(store, rollup)
+        select = _rollup_select(store, rollup, layout)
         bucket_where = (f"project_id = {{project:String}} AND {bucket} >= toDateTime({{start:DateTime64(6, 'UTC')}}) "
                         f"AND {bucket} < toDateTime({{end:DateTime64(6, 'UTC')}})")
         if bucket == "day":
             bucket_where = ("project_id = {project:String} AND day >= toDate({start:DateTime64(6, 'UTC')}) "
                             "AND day < toDate({end:DateTime64(6, 'UTC')})")
-        store.command(f"DELETE FROM {store.table(rollup)} WHERE {bucket_where}", parameters=scope,
+        store.command(f"DELETE FROM {layout.mutate(rollup)} WHERE {bucket_where}", parameters=scope,
                       settings={"mutations_sync": 2})
         columns = ", ".join(f"`{name}`" for name in _columns(store, rollup))  # by name, not position
-        store.command(f"INSERT INTO {store.table(rollup)} ({columns}) SELECT {columns} FROM ({select})",
-                      parameters=scope)
+        store.command(f"INSERT INTO {layout.whole(rollup)} ({columns}) SELECT {columns} FROM ({select})",
+                      parameters=scope, settings=layout.insert_settings or None)
         rebuilt.append(rollup)
         say(f"  rebuilt {rollup}")
     return RecomputeResult(project_id, start, end, table.version, calls, models, tuple(rebuilt))

@@ -36,6 +36,7 @@ def register(subparsers: Any) -> None:
 
 def cmd_recompute(args: argparse.Namespace) -> int:
     from .cost_recompute import recompute_costs
+    from .migrations import target_for
     from .prices import load_table
     from .store import Store
 
@@ -47,8 +48,10 @@ def cmd_recompute(args: argparse.Namespace) -> int:
     last = args.end or today - timedelta(days=1)
     store = Store.open(settings)
     try:
+        target = None if settings.embedded else target_for(settings, store)  # sharded: mutate the _local tables
         result = recompute_costs(store, table, args.project, args.start, last + timedelta(days=1),
-                                 retention_days=settings.retention_days, today=today, progress=print)
+                                 retention_days=settings.retention_days, today=today, progress=print,
+                                 target=target)
     finally:
         store.close()
     print(f"re-priced {result.calls:,} calls of project {result.project_id} from {result.start} to {last} "

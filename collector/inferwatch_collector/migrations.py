@@ -150,7 +150,9 @@ def _settings(spec: str, target: Target) -> str:
 def render(sql: str, target: Target) -> list[str]:
     """Render one migration source into the statements to run on ``target``, in order.
 
-    Placeholders: ``{{on_cluster}}``, ``{{engine:Spec}}``, ``{{t:name}}``, ``{{distributed:name,key}}``,
+    Placeholders: ``{{on_cluster}}``, ``{{engine:Spec}}``, ``{{t:name}}``, ``{{all:name}}`` (the whole table:
+    on sharded targets its Distributed table, for a backfill that reads or writes every shard),
+    ``{{distributed:name,key}}``,
     ``{{alter:name}}`` (``ALTER TABLE`` of the table and, when sharded, of its Distributed table too),
     ``{{settings: a = 1, ...}}``, ``{{ddl_settings}}`` and ``{{<param>}}`` from ``target.params``. Full-line
     ``--`` comments are dropped; statements end with ``;`` at the end of a line; empty ones are skipped
@@ -167,12 +169,14 @@ def render(sql: str, target: Target) -> list[str]:
             return "SETTINGS alter_sync = 2" if target.clustered else ""
         if key == "settings":
             return _settings(arg or "", target)
-        if key in ("engine", "t", "distributed") and not arg:
+        if key in ("engine", "t", "all", "distributed") and not arg:
             raise MigrationError(f"{{{{{key}:...}}}} needs an argument")
         if key == "engine":
             return _engine(arg or "", target)
         if key == "t":
             return _table(arg or "", target)
+        if key == "all":
+            return f"{target.database}.{_ident((arg or '').strip(), 'table name')}"
         if key == "distributed":
             return _distributed(arg or "", target)
         if arg is None and key in target.params:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
 from inferwatch_collector.cost_recompute import COST_ROLLUPS, RecomputeError, recompute_costs
-from inferwatch_collector.migrations import migrate, target_for
+from inferwatch_collector.migrations import Target, migrate, migration_files, render, target_for
 from inferwatch_collector.prices import parse_table
 from inferwatch_collector.pricing import make_pricer
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, LlmCallRow
@@ -212,3 +214,54 @@ def test_other_projects_are_untouched(db: Store) -> None:
     recompute_costs(db, table(v2_doc()), "p1", day, TODAY, today=TODAY)
     got = stored(db)
     assert got[rows[0].span_id][-1] == "t2" and got[rows[1].span_id][-1] == "t1"
+
+
+class ShardedNode:
+    """One node of a sharded cluster as :func:`recompute_costs` sees it: the views and columns the sharded
+    rendering of the migrations creates, a few calls to re-price, and every statement recorded instead of run
+    (a cluster cannot run here); ``real`` (chDB) checks that each statement parses."""
+
+    database = DB
+
+    def __init__(self, real: Store) -> None:
+        self.real = real
+        self.commands: list[tuple[str, dict | None]] = []
+        self.views: dict[str, str] = {}
+        target = Target(mode="sharded", cluster="iw")
+        for statement in (s for f in migration_files() for s in render(f.text, target)):
+            view = re.match(r"CREATE MATERIALIZED VIEW IF NOT EXISTS inferwatch\.(\w+) ON CLUSTER iw TO \S+ AS\s+"
+                            r"(SELECT.*)", statement, re.S)
+            if view:
+                self.views[view.group(1)] = view.group(2)  # a later migration's version replaces an earlier one
+
+    def query(self, sql: str, parameters: dict | None = None, settings: dict | None = None) -> SimpleNamespace:
+        if "system.tables" in sql:
+            name = (parameters or {})["name"]
+            return SimpleNamespace(result_rows=[(self.views[name],)] if name in self.views else [])
+        if "system.columns" in sql:  # a Distributed table has the columns of its _local table
+            return self.real.query(sql, parameters)
+        assert "_local" not in sql, sql  # reads go through the Distributed tables
+        return SimpleNamespace(result_rows=[("gpt-4o", 3), ("mystery", 1)])
+
+    def command(self, sql: str, parameters: dict | None = None, settings: dict | None = None) -> None:
+        self.commands.append((sql, settings))
+
+
+def test_sharded_cluster_mutates_local_tables_on_cluster_and_rebuilds_through_distributed(db: Store) -> None:
+    node = ShardedNode(db)
+    result = recompute_costs(node, table(v2_doc()), "p1", TODAY - timedelta(days=1),  # type: ignore[arg-type]
+                             TODAY, today=TODAY, target=Target(mode="sharded", cluster="iw"))
+    assert result.calls == 4 and result.rollups == tuple(name for name, _ in COST_ROLLUPS)
+    statements = [sql for sql, _ in node.commands]
+    assert statements[0].startswith("ALTER TABLE inferwatch.llm_calls_local ON CLUSTER iw UPDATE")
+    for rollup, _ in COST_ROLLUPS:
+        delete = next(s for s in statements if s.startswith(f"DELETE FROM inferwatch.{rollup}_local "))
+        assert delete.startswith(f"DELETE FROM inferwatch.{rollup}_local ON CLUSTER iw WHERE project_id = ")
+        insert_sql, settings = next((sql, st) for sql, st in node.commands
+                                    if sql.startswith(f"INSERT INTO inferwatch.{rollup} ("))
+        assert "_local" not in insert_sql and "FROM (SELECT * FROM inferwatch.llm_calls WHERE" in insert_sql
+        assert settings == {"insert_distributed_sync": 1}
+    assert len(statements) == 1 + 2 * len(COST_ROLLUPS)
+    for sql in statements:
+        formatted = db.query("SELECT formatQuery({q:String})", parameters={"q": sql}).result_rows[0][0]
+        assert formatted.split()[0] in ("ALTER", "DELETE", "INSERT"), sql

@@ -30,7 +30,7 @@ from inferwatch_collector.store import Store
 
 DB = "inferwatch"
 CLUSTER = "iw_cluster"
-ROLLUPS = ("llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h", "cost_1d")
+ROLLUPS = ("llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h", "cost_1d", "llm_calls_1d")
 EXPECTED_ENGINES = {
     "llm_calls": "MergeTree", "spans": "MergeTree", "prompt_logs": "MergeTree", "alert_events": "MergeTree",
     "feedback": "ReplacingMergeTree", "ab_results": "ReplacingMergeTree", "cost_reports": "ReplacingMergeTree",
@@ -159,7 +159,7 @@ def test_cluster_renderings_parse(store: Store, mode: str) -> None:
     statements = all_statements(target)
     for statement in statements:
         formatted = store.query("SELECT formatQuery({q:String})", parameters={"q": statement}).result_rows[0][0]
-        assert formatted.startswith(("CREATE", "ALTER", "DROP")), statement
+        assert formatted.startswith(("CREATE", "ALTER", "DROP", "INSERT")), statement
 
 
 def test_single_rendering_has_no_cluster_ddl() -> None:
@@ -175,6 +175,10 @@ def test_single_rendering_has_no_cluster_ddl() -> None:
 def test_cluster_renderings_are_clustered(mode: str) -> None:
     statements = all_statements(Target(mode=mode, cluster=CLUSTER))  # type: ignore[arg-type]
     for statement in statements:
+        if statement.startswith("INSERT"):
+            # A backfill runs once, from one node, through the whole tables (Distributed when sharded).
+            assert "_local" not in statement and "ON CLUSTER" not in statement, statement
+            continue
         assert re.match(r"(CREATE|ALTER|DROP)\b", statement)
         assert f"ON CLUSTER {CLUSTER}" in statement, statement
         assert "non_replicated_deduplication_window" not in statement
@@ -217,10 +221,15 @@ def test_render_placeholders() -> None:
     assert render(source, Target(database="obs", params={"retention_days": 7}))[1].endswith(
         "ENGINE = ReplacingMergeTree(v) ORDER BY k "
         "SETTINGS index_granularity = 1024, non_replicated_deduplication_window = 1000")
+    backfill = "INSERT INTO {{all:y}} SELECT * FROM {{all:x}};\n"
+    assert render(backfill, Target(mode="sharded", cluster=CLUSTER)) == [
+        "INSERT INTO inferwatch.y SELECT * FROM inferwatch.x"]
+    assert render(backfill, Target(database="obs")) == ["INSERT INTO obs.y SELECT * FROM obs.x"]
 
 
 @pytest.mark.parametrize("source, message", [
     ("CREATE TABLE {{t:bad-name}} (x UInt8);\n", "table name"),
+    ("INSERT INTO {{all:x;y}} SELECT 1;\n", "table name"),
     ("SELECT {{nope}};\n", "unknown placeholder"),
     ("CREATE TABLE x ENGINE = {{engine:Log}};\n", "MergeTree"),
     ("{{distributed:x}};\n", "sharding key"),
@@ -329,7 +338,7 @@ def test_rollups_land_once_and_match_raw_rows(store: Store) -> None:
     n, n_exp = len(rows), sum(1 for r in rows if r.experiment)
     assert one(f"SELECT count() FROM {DB}.llm_calls") == n
     assert one(f"SELECT uniqExact(_partition_id) FROM {DB}.llm_calls") == 2
-    for rollup in ("llm_calls_1m", "llm_calls_1h", "usage_1h"):
+    for rollup in ("llm_calls_1m", "llm_calls_1h", "usage_1h", "llm_calls_1d"):
         assert one(f"SELECT sum(calls) FROM {DB}.{rollup}") == n, rollup
     assert one(f"SELECT sum(calls) FROM {DB}.ab_rollup_1h") == n_exp
     assert one(f"SELECT uniqCombinedMerge(12)(users) FROM {DB}.ab_rollup_1h") == 5
@@ -352,6 +361,13 @@ def test_rollups_land_once_and_match_raw_rows(store: Store) -> None:
                              f"round(sum(cost_usd), 9), {roll_sums} FROM {DB}.{rollup} "
                              f"GROUP BY project_id, b, model ORDER BY project_id, b, model").result_rows
         assert rolled == raw, rollup
+    daily_raw = store.query(f"SELECT project_id, toDate(start_time) AS d, model, feature, prompt_template, count(), "
+                            f"countIf(status = 'error'), round(sum(cost_usd), 9), {raw_sums} FROM {DB}.llm_calls "
+                            f"GROUP BY ALL ORDER BY ALL").result_rows
+    daily = store.query(f"SELECT project_id, day AS d, model, feature, prompt_template, sum(calls), sum(errors), "
+                        f"round(sum(cost_usd), 9), {roll_sums} FROM {DB}.llm_calls_1d GROUP BY ALL ORDER BY ALL"
+                        ).result_rows
+    assert daily == daily_raw and len({row[1] for row in daily}) == 2  # the batch spans two days
 
     usage_raw = store.query(f"SELECT feature, prompt_template, count(), sum(latency_ms), sum(cache_write_tokens) "
                             f"FROM {DB}.llm_calls GROUP BY ALL ORDER BY ALL").result_rows
@@ -371,7 +387,7 @@ def test_rollups_land_once_and_match_raw_rows(store: Store) -> None:
     # ttft ignores the 0 = "not streamed" rows.
     exact = store.query(f"SELECT quantilesExact(0.5, 0.95)(latency_ms), quantilesExactIf(0, 0.5, 0.95)(ttft_ms, "
                         f"ttft_ms > 0) FROM {DB}.llm_calls").result_rows[0]
-    for rollup in ("llm_calls_1m", "llm_calls_1h"):
+    for rollup in ("llm_calls_1m", "llm_calls_1h", "llm_calls_1d"):
         merged = store.query(f"SELECT quantilesTDigestMerge(0.5, 0.95)(latency_ms), "
                              f"quantilesTDigestMerge(0, 0.5, 0.95)(ttft_ms) FROM {DB}.{rollup}").result_rows[0]
         for got, want in zip([*merged[0], *merged[1]], [*exact[0], *exact[1]], strict=True):
@@ -412,5 +428,30 @@ def test_cost_migration_upgrades_a_0001_database_with_rows(settings: Settings) -
         assert rolled == [(1, 1, 0.0)]  # the MV sees rows inserted after it was created
         hourly = fresh.query(f"SELECT sum(calls), sum(unpriced) FROM {DB}.llm_calls_1h").result_rows
         assert hourly == [(2, 1)]
+    finally:
+        fresh.close()
+
+
+def test_daily_rollup_migration_backfills_existing_calls_once(settings: Settings) -> None:
+    """0009 adds llm_calls_1d to a database that already holds calls: the backfill rolls them up, the view takes
+    the new ones, and re-running the backfill statement (a retried migration) adds nothing."""
+    fresh = Store.open(settings)
+    try:
+        target = target_for(settings, fresh)
+        files = migration_files()
+        daily = next(f for f in files if f.name == "0009_daily_rollup.sql")
+        before = [f for f in files if f.version < daily.version]
+        migrate(fresh, target, files=before)
+        rows = make_calls((int(time.time()) // 86400 * 86400 - 3600) * 1_000_000)
+        fresh.insert_columns("llm_calls", list(zip(*rows, strict=True)), LLM_CALL_COLUMNS)
+        assert migrate(fresh, target, files=[*before, daily]) == ["0009_daily_rollup.sql"]
+        totals = f"SELECT sum(calls), sum(refusals), round(sum(cost_usd), 9) FROM {DB}.llm_calls_1d"
+        want = (len(rows), sum(r.refusal for r in rows), round(sum(r.cost_usd for r in rows), 9))
+        assert fresh.query(totals).result_rows == [want]
+        backfill = next(s for s in render(daily.text, target) if s.startswith("INSERT"))
+        fresh.command(backfill)
+        assert fresh.query(totals).result_rows == [want]
+        fresh.insert_columns("llm_calls", list(zip(*rows[:10], strict=True)), LLM_CALL_COLUMNS)
+        assert fresh.query(f"SELECT sum(calls) FROM {DB}.llm_calls_1d").result_rows == [(len(rows) + 10,)]
     finally:
         fresh.close()

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from inferwatch_collector.queries import TimeRange
-from inferwatch_collector.routes.dashboard import choose_source
+from inferwatch_collector.routes.dashboard import choose_source, plan_totals
 from inferwatch_dashboard import timerange
 from tests.dashboard import seed
 from tests.dashboard.conftest import Collector
@@ -31,29 +31,61 @@ def window(days: float) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("dims", "groups", "days", "bucket", "table"), [
-    ({"model"}, {"volume", "latency"}, 1, None, "llm_calls_1m"),
+    ({"model"}, {"volume", "latency"}, 1, 300, "llm_calls_1m"),
     ({"model"}, {"volume", "latency"}, 7, 3600, "llm_calls_1h"),
-    ({"feature"}, {"volume"}, 7, 86400, "usage_1h"),
-    ({"feature"}, {"volume"}, 1, None, "llm_calls"),  # an hourly table would round a day's total too much
-    ({"feature"}, {"flags"}, 7, None, "llm_calls"),  # usage_1h keeps no flags
-    ({"experiment", "variant"}, {"volume", "latency"}, 7, None, "ab_rollup_1h"),
-    ({"variant"}, {"volume"}, 7, None, "llm_calls"),  # without an experiment ab_rollup_1h misses calls
-    ({"user_hash"}, {"volume", "cache"}, 90, 86400, "cost_1d"),
-    ({"user_hash"}, {"volume"}, 7, None, "llm_calls"),
-    ({"user_hash"}, {"volume"}, 7, 86400, "cost_1d"),  # a daily series may read the daily table on any range
+    ({"model"}, {"volume", "flags", "latency"}, 30, 86400, "llm_calls_1d"),
+    ({"feature"}, {"volume", "flags", "latency"}, 30, 86400, "llm_calls_1d"),  # a feature filter needs no scan
     ({"feature"}, {"volume"}, 1, 3600, "usage_1h"),
-    ({"model"}, {"decode"}, 7, None, "llm_calls"),
+    ({"feature"}, {"flags"}, 7, 3600, "llm_calls"),  # usage_1h keeps no flags, and hourly buckets need hours
+    ({"experiment", "variant"}, {"volume", "latency"}, 7, 3600, "ab_rollup_1h"),
+    ({"variant"}, {"volume"}, 7, 3600, "llm_calls"),  # without an experiment ab_rollup_1h misses calls
+    ({"user_hash"}, {"volume", "cache"}, 90, 86400, "cost_1d"),
+    ({"user_hash"}, {"volume"}, 7, 3600, "llm_calls"),
+    ({"model"}, {"decode"}, 7, 86400, "llm_calls"),
     ({"model"}, {"volume"}, 7, 300, "llm_calls"),  # a 5-minute bucket finer than any rollup allowed here
 ])
-def test_the_planner_reads_the_cheapest_table_that_answers(dims, groups, days, bucket, table):
+def test_a_series_reads_the_cheapest_table_whose_grain_divides_its_bucket(dims, groups, days, bucket, table):
     rng = TimeRange(NOW - timedelta(days=days), NOW)
-    assert choose_source(dims, groups, rng, bucket).table == table
+    assert choose_source(dims, groups, rng, bucket, now=NOW).table == table
+
+
+def tables(tiles: list[tuple[Any, TimeRange]]) -> list[str]:
+    return [source.table for source, _ in tiles]
+
+
+@pytest.mark.parametrize(("dims", "groups", "start", "want"), [
+    # NOW is on the hour: whole days in the middle, whole hours at the edges.
+    (set(), {"volume", "latency"}, NOW - timedelta(days=30), ["llm_calls_1h", "llm_calls_1d", "llm_calls_1h"]),
+    ({"model"}, {"volume"}, NOW - timedelta(hours=3, minutes=20), ["llm_calls_1m", "llm_calls_1h"]),
+    # No hourly or minute table has a feature's flags: the edges of the days are read raw.
+    ({"feature"}, {"volume", "flags"}, NOW - timedelta(days=30), ["llm_calls", "llm_calls_1d", "llm_calls"]),
+    ({"feature"}, {"volume"}, NOW - timedelta(days=2, seconds=30),
+     ["llm_calls", "usage_1h", "llm_calls_1d", "usage_1h"]),
+    ({"user_hash"}, {"volume"}, NOW - timedelta(days=7), ["llm_calls", "cost_1d", "llm_calls"]),
+    ({"model"}, {"decode"}, NOW - timedelta(days=30), ["llm_calls"]),
+    ({"model"}, {"volume"}, NOW - timedelta(minutes=30), ["llm_calls_1m"]),
+])
+def test_totals_are_tiled_from_the_coarsest_tables_that_answer(dims, groups, start, want):
+    tiles = plan_totals(dims, groups, TimeRange(start, NOW), now=NOW)
+    assert tables(tiles) == want
+    assert tiles[0][1].start == start and tiles[-1][1].end == NOW
+    for (_, left), (_, right) in zip(tiles, tiles[1:]):
+        assert left.end == right.start  # contiguous, no overlap
+    for source, tile in tiles:
+        if source.grain_s:
+            assert tile.start.timestamp() % source.grain_s == 0 == tile.end.timestamp() % source.grain_s
+
+
+def test_minute_tiles_stay_within_the_minute_rollups_retention():
+    start = NOW - timedelta(days=60, minutes=30)
+    tiles = plan_totals({"model"}, {"volume"}, TimeRange(start, NOW), now=NOW)
+    assert tables(tiles) == ["llm_calls", "llm_calls_1h", "llm_calls_1d", "llm_calls_1h"]
 
 
 def test_totals_match_the_seeded_calls(collector: Collector):
     exact = seed.totals(collector.rows["current"])
     answer = get(collector, "stats", need="volume,flags,latency", **timerange.window("24h").params())
-    assert answer["source"] == "llm_calls_1m"
+    assert answer["source"] == "llm_calls_1m+llm_calls_1h"  # whole hours, and the minutes at both ends
     row = answer["rows"][0]
     assert (row["calls"], row["errors"], row["refusals"]) == (exact["calls"], exact["errors"], exact["refusals"])
     assert row["cost_usd"] == pytest.approx(exact["cost_usd"], abs=1e-9)
@@ -61,19 +93,40 @@ def test_totals_match_the_seeded_calls(collector: Collector):
 
 
 def test_every_table_agrees_with_the_raw_calls(collector: Collector):
-    """The same week by model from the hourly rollup and (need=decode forces it) from the raw calls."""
+    """The same week by model from the rollups (days, hours, minutes, seconds) and (need=decode forces it) from
+    the raw calls."""
     params = window(7)
     rollup = get(collector, "stats", need="volume", by="model", **params)
     raw = get(collector, "stats", need="volume,decode", by="model", **params)
-    assert (rollup["source"], raw["source"]) == ("llm_calls_1h", "llm_calls")
+    assert set(rollup["source"].split("+")) == {"llm_calls_1d", "llm_calls_1h", "llm_calls_1m", "llm_calls"}
+    assert raw["source"] == "llm_calls"
     pick = lambda answer: {r["model"]: (r["calls"], round(r["cost_usd"], 9)) for r in answer["rows"]}  # noqa: E731
     assert pick(rollup) == pick(raw)
     search = sum(r.feature == "search" for r in collector.rows["current"] + collector.rows["previous"])
     usage = get(collector, "stats", need="volume", feature="search", bucket="day", **params)
-    assert usage["source"] == "usage_1h" and sum(r["calls"] for r in usage["rows"]) == search
+    assert usage["source"] == "llm_calls_1d" and sum(r["calls"] for r in usage["rows"]) == search
     by_user = get(collector, "stats", need="volume,cache", by="user_hash", **window(60))
-    assert by_user["source"] == "cost_1d"
+    assert "cost_1d" in by_user["source"].split("+")
     assert sum(r["calls"] for r in by_user["rows"]) == sum(len(rows) for rows in collector.rows.values())
+
+
+def test_tiled_totals_with_a_feature_filter_equal_the_raw_calls(collector: Collector):
+    """30 days of one feature's flags and latency, per model: whole days from llm_calls_1d and the edges from
+    the raw calls give the same counts as the raw calls alone, and percentiles within t-digest error."""
+    end = datetime.now(UTC).replace(microsecond=0)
+    params = {"start": (end - timedelta(days=30, seconds=17)).isoformat(), "end": end.isoformat()}
+    tiled = get(collector, "stats", need="volume,flags,latency", feature="search", by="model", **params)
+    raw = get(collector, "stats", need="volume,flags,latency,decode", feature="search", by="model", **params)
+    assert "llm_calls_1d" in tiled["source"].split("+") and raw["source"] == "llm_calls"
+    counts = ("calls", "errors", "refusals", "truncated", "empty_responses", "unpriced", "usage_missing")
+    pick = lambda answer: {r["model"]: tuple(r[c] for c in counts) + (round(r["cost_usd"], 9),)  # noqa: E731
+                           for r in answer["rows"]}
+    assert pick(tiled) == pick(raw)
+    search = [r for r in collector.rows["current"] + collector.rows["previous"] if r.feature == "search"]
+    assert sum(r["calls"] for r in tiled["rows"]) == len(search)
+    for mine, theirs in zip(tiled["rows"], raw["rows"], strict=True):
+        for measure in ("latency_ms_p50", "ttft_ms_p95"):
+            assert mine[measure] == pytest.approx(theirs[measure], rel=0.05), (mine["model"], measure)
 
 
 def test_series_by_dimension_keeps_the_top_values_and_folds_the_rest(collector: Collector):

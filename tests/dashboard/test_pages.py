@@ -239,9 +239,9 @@ def test_filters_live_in_the_url_and_survive_page_switches(collector: Collector,
     assert set(next(f for f in frames(at) if "ttft_ms_p95" in f)["model"]) == {"gpt-4o-mini"}
 
 
-def test_feature_filter_reads_the_hourly_usage_rollup_on_long_ranges(collector: Collector, monkeypatch):
+def test_feature_filter_reads_the_daily_rollup_on_long_ranges(collector: Collector, monkeypatch):
     at = goto(app(monkeypatch, collector.url, collector.key, feature="search", range="Last 30 days"), "cost")
-    assert "served from `usage_1h`" in texts(at)
+    assert "served from `llm_calls_1d`" in texts(at)
     search = sum(r.feature == "search" for r in collector.rows["current"] + collector.rows["previous"])
     table = next(f for f in frames(at) if "model" in f and "calls" in f)
     assert table["calls"].sum() == search

@@ -1,12 +1,14 @@
 """Read API behind the dashboard's filters, searches and drill-downs (``read``; prompt text ``prompts:read``).
 
 ``query.py`` answers by model and provider only; the dashboard filters by feature, prompt template, experiment,
-variant and user hash too, and must stay fast at 10M calls. ``GET /dashboard/stats`` therefore plans each request
-(:func:`choose_source`): of the tables below it reads the first, cheapest one that has every dimension the request
-filters or groups by, every measure group it asks for, and a grain that divides the series' bucket (or, for
-totals, is small against the range). Only combinations no rollup holds (flags or percentiles of one feature,
-decode speed, a user's calls within a day) read the raw calls, whose (project, hour) key keeps the read to the
-range; the response names the table it used.
+variant and user hash too, and must stay fast at 10M calls. ``GET /dashboard/stats`` therefore plans each request.
+A series (:func:`choose_source`) reads the first, cheapest table below that has every dimension the request
+filters or groups by, every measure group it asks for, and a grain that divides the series' bucket. Totals
+(:func:`plan_totals`) are tiled: whole days from a daily rollup, the whole hours left at the edges from an hourly
+one, then minutes, then seconds from the raw calls, so a total is exact and still reads the coarsest table
+everywhere it can. Only what no rollup holds (decode speed, a user's calls within a day, a feature's flags within
+an hour) reads the raw calls, whose (project, hour) key keeps the read to the range; the response names the
+tables it used (``+``-joined).
 
 Endpoints, all under ``/api/v1/dashboard``: ``whoami`` (the key's project and scopes), ``facets`` (the values the
 filters offer), ``stats`` (totals or a time series, optionally per dimension), ``calls`` (search the newest calls),
@@ -69,6 +71,12 @@ QUANTILE_GROUP = {"ttft_ms": "latency", "latency_ms": "latency", "decode_tps": "
 _RAW_QUANTILES = {"ttft_ms": f"quantilesIf({_LEVELS_SQL})(src.ttft_ms, src.ttft_ms > 0)",
                   "latency_ms": f"quantiles({_LEVELS_SQL})(src.latency_ms)",
                   "decode_tps": f"quantilesIf({_LEVELS_SQL})(src.decode_tps, src.decode_tps > 0)"}
+# t-digest states, for totals that combine tables (see plan_totals): a rollup's digests merged, or the raw
+# rows digested the same way the views do it, so the states of every table merge into one.
+_DIGEST_STATES = {"ttft_ms": "quantileTDigestMergeState(src.ttft_ms)",
+                  "latency_ms": "quantileTDigestMergeState(src.latency_ms)"}
+_RAW_STATES = {"ttft_ms": "quantileTDigestStateIf(src.ttft_ms, src.ttft_ms > 0)",
+               "latency_ms": "quantileTDigestState(src.latency_ms)"}
 
 
 @dataclass(frozen=True)
@@ -84,14 +92,27 @@ class Source:
     quantiles: dict[str, str]  # measure -> quantiles array at LEVELS (read only if its group is asked for)
     requires: frozenset[str] = frozenset()  # filters without which the table does not hold every call
     max_range: timedelta | None = None
+    states: dict[str, str] | None = None  # measure -> t-digest state over its rows (default: merge the digests)
+    max_age: timedelta | None = None  # its TTL: older rows are gone
+
+    @property
+    def digest_states(self) -> dict[str, str]:
+        return _DIGEST_STATES if self.states is None else self.states
 
 
 _HOT_DIMS = frozenset({"model", "provider", "operation"})
 _HOT_GROUPS = frozenset({"volume", "tokens", "flags", "latency"})
 SOURCES: tuple[Source, ...] = (
+    # Every dashboard measure but decode speed, by day, model, feature and template (migration 0009): 30-day
+    # charts merge a few thousand digests instead of ~14k hourly ones, and a feature filter needs no raw scan.
+    Source("llm_calls_1d", "toDateTime(src.day, 'UTC')", 86400,
+           frozenset({"model", "provider", "operation", "feature", "prompt_template"}),
+           frozenset({"volume", "tokens", "flags", "latency", "cache"}),
+           {**_ROLLUP_SUMS, **_sums("cache_savings_usd", "cache_hits", "cost_avoided_usd")}, _DIGESTS),
     # Merging 1-minute t-digests over more than two days costs as much as a raw scan (notes, storage §3.2).
+    # Its TTL (rollup_1m_retention_days, 35 by default) bounds how far back it can answer.
     Source("llm_calls_1m", "src.minute", 60, _HOT_DIMS, _HOT_GROUPS, _ROLLUP_SUMS, _DIGESTS,
-           max_range=timedelta(hours=48)),
+           max_range=timedelta(hours=48), max_age=timedelta(days=34)),
     Source("llm_calls_1h", "src.hour", 3600, _HOT_DIMS, _HOT_GROUPS, _ROLLUP_SUMS, _DIGESTS),
     Source("usage_1h", "src.hour", 3600, frozenset({"feature", "prompt_template", "model"}),
            frozenset({"volume", "tokens"}),
@@ -108,49 +129,90 @@ SOURCES: tuple[Source, ...] = (
            _sums("calls", "errors", "cost_usd", "output_tokens", "input_tokens", "cache_read_tokens",
                  "cache_write_tokens", "reasoning_tokens", "unpriced", "usage_missing", "cache_savings_usd",
                  "cache_hits", "cost_avoided_usd"), {}),
-    Source("llm_calls", "src.start_time", 0, frozenset(DIMENSIONS), frozenset(GROUPS), _RAW, _RAW_QUANTILES),
+    Source("llm_calls", "src.start_time", 0, frozenset(DIMENSIONS), frozenset(GROUPS), _RAW, _RAW_QUANTILES,
+           states=_RAW_STATES),
 )
+_TILE_GRAINS = (86400, 3600, 60)
 
 
-def coarsest_grain(rng: TimeRange) -> int:
-    """For totals: the coarsest table grain whose rounding is small against the range (minute up to 48 h, hour up
-    to 31 days, else day)."""
-    span = rng.end - rng.start
-    if span <= timedelta(hours=48):
-        return 60
-    return 3600 if span <= timedelta(days=31) else 86400
-
-
-def choose_source(dims: set[str], groups: set[str], rng: TimeRange, bucket_s: int | None) -> Source:
-    """The first (cheapest) table that answers: dimensions, measure groups, grain; the raw calls always can.
-
-    A series may read any table whose grain divides its bucket (only the range's first bucket is rounded out);
-    totals only a table whose grain is small against the range.
-    """
-    limit = coarsest_grain(rng) if bucket_s is None else bucket_s
+def choose_source(dims: set[str], groups: set[str], rng: TimeRange, bucket_s: int, *,
+                  now: datetime | None = None) -> Source:
+    """For a series: the first (cheapest) table that answers (dimensions, measure groups, its retention) and
+    whose grain divides the bucket (only the range's first bucket is rounded out); the raw calls always can.
+    Totals are tiled instead (:func:`plan_totals`)."""
     for source in SOURCES:
-        fits = (dims <= source.dims and groups <= source.groups and source.requires <= dims
-                and source.grain_s <= limit and (bucket_s is None or bucket_s % max(source.grain_s, 1) == 0)
-                and (source.max_range is None or rng.end - rng.start <= source.max_range))
-        if fits:
+        if _answers(source, dims, groups, rng, now) and bucket_s % max(source.grain_s, 1) == 0:
             return source
     return SOURCES[-1]
 
 
-def _time_bounds(source: Source, rng: TimeRange) -> str:
-    """Rows of the range; a rollup's first bucket is included whole (the range is rounded out to its grain)."""
+def _answers(source: Source, dims: set[str], groups: set[str], rng: TimeRange, now: datetime | None = None
+             ) -> bool:
+    """Whether ``source`` holds the dimensions and measures asked for, over the whole of ``rng``."""
+    now = now or datetime.now(timezone.utc)
+    return (dims <= source.dims and groups <= source.groups and source.requires <= dims
+            and (source.max_range is None or rng.end - rng.start <= source.max_range)
+            and (source.max_age is None or rng.start >= now - source.max_age))
+
+
+def _floor(moment: datetime, grain_s: int) -> datetime:
+    return datetime.fromtimestamp(int(moment.timestamp()) // grain_s * grain_s, timezone.utc)
+
+
+def _ceil(moment: datetime, grain_s: int) -> datetime:
+    floor = _floor(moment, grain_s)
+    return floor if floor == moment else floor + timedelta(seconds=grain_s)
+
+
+def plan_totals(dims: set[str], groups: set[str], rng: TimeRange, *, grains: tuple[int, ...] = _TILE_GRAINS,
+                now: datetime | None = None) -> list[tuple[Source, TimeRange]]:
+    """Totals over ``rng`` as tiles: the whole days from the best daily table, the whole hours left at the edges
+    from an hourly one, the minutes left from the 1-minute rollup, and what remains (seconds, or dimensions no
+    rollup holds) from the raw calls. Pure.
+
+    Why tiles: a rollup can only answer whole buckets, so reading one over an unaligned range either counts the
+    first bucket whole (up to a day too much on a 30-day total) or falls back to the raw calls. Tiling keeps
+    totals exact and reads the coarsest table everywhere it can.
+    """
+    if rng.start >= rng.end:
+        return []
+    for index, grain in enumerate(grains):
+        inner = TimeRange(_ceil(rng.start, grain), _floor(rng.end, grain))
+        if inner.start >= inner.end:
+            continue
+        source = next((s for s in SOURCES if s.grain_s == grain and _answers(s, dims, groups, inner, now)), None)
+        if source is None:
+            continue
+        finer = grains[index + 1:]
+        return [*plan_totals(dims, groups, TimeRange(rng.start, inner.start), grains=finer, now=now),
+                (source, inner),
+                *plan_totals(dims, groups, TimeRange(inner.end, rng.end), grains=finer, now=now)]
+    return [(SOURCES[-1], rng)]
+
+
+def _time_bounds(source: Source, tag: str = "") -> str:
+    """Rows of the range; a rollup's first bucket is included whole (the range is rounded out to its grain).
+    ``tag`` names this range's parameters apart from another range's in the same query."""
+    s, e, e_last = f"s{tag}", f"e{tag}", f"e_last{tag}"
     if source.grain_s == 0:
-        return "src.start_time >= fromUnixTimestamp({s:Int64}) AND src.start_time < fromUnixTimestamp({e:Int64})"
+        return (f"src.start_time >= fromUnixTimestamp({{{s}:Int64}}) "
+                f"AND src.start_time < fromUnixTimestamp({{{e}:Int64}})")
     if source.grain_s == 86400:
-        return ("src.day >= toDate(fromUnixTimestamp({s:Int64})) "
-                "AND src.day <= toDate(fromUnixTimestamp({e_last:Int64}))")
-    return (f"{source.time_expr} >= toStartOfInterval(fromUnixTimestamp({{s:Int64}}), "
-            f"toIntervalSecond({source.grain_s})) AND {source.time_expr} < fromUnixTimestamp({{e:Int64}})")
+        return (f"src.day >= toDate(fromUnixTimestamp({{{s}:Int64}})) "
+                f"AND src.day <= toDate(fromUnixTimestamp({{{e_last}:Int64}}))")
+    return (f"{source.time_expr} >= toStartOfInterval(fromUnixTimestamp({{{s}:Int64}}), "
+            f"toIntervalSecond({source.grain_s})) AND {source.time_expr} < fromUnixTimestamp({{{e}:Int64}})")
 
 
-def _where(source: Source, rng: TimeRange, project_id: str, filters: dict[str, str]) -> tuple[str, dict[str, Any]]:
-    params: dict[str, Any] = {**rng.params(project_id), "e_last": int(rng.end.timestamp()) - 1}
-    clauses = ["src.project_id = {p:String}", _time_bounds(source, rng)]
+def _range_params(rng: TimeRange, tag: str = "") -> dict[str, int]:
+    start, end = int(rng.start.timestamp()), int(rng.end.timestamp())
+    return {f"s{tag}": start, f"e{tag}": end, f"e_last{tag}": end - 1}
+
+
+def _where(source: Source, rng: TimeRange, project_id: str, filters: dict[str, str], tag: str = ""
+           ) -> tuple[str, dict[str, Any]]:
+    params: dict[str, Any] = {"p": project_id, **_range_params(rng, tag)}
+    clauses = ["src.project_id = {p:String}", _time_bounds(source, tag)]
     for dim, value in filters.items():
         clauses.append(f"src.{dim} = {{f_{dim}:String}}")
         params[f"f_{dim}"] = value
@@ -192,7 +254,13 @@ def stats(store: Store, project_id: str, rng: TimeRange, *, groups: set[str], fi
     """Totals (``bucket`` None) or a time series, optionally one series per ``by`` value (top N by cost)."""
     bucket_s = bucket_seconds(rng, bucket) if bucket else None
     dims = set(filters) | ({by} if by else set())
-    source = choose_source(dims, groups, rng, bucket_s)
+    if bucket_s is None:
+        tiles = plan_totals(dims, groups, rng)
+        if len(tiles) > 1:
+            return _tiled_totals(store, project_id, rng, tiles, groups=groups, filters=filters, by=by, top=top)
+        source = tiles[0][0]
+    else:
+        source = choose_source(dims, groups, rng, bucket_s)
     where, params = _where(source, rng, project_id, filters)
     select, group_by = [], []
     if bucket_s:
@@ -214,6 +282,41 @@ def stats(store: Store, project_id: str, rng: TimeRange, *, groups: set[str], fi
     rows = [_expand(row, wanted) for row in _rows(store, sql, params)]
     return {"source": source.table, "bucket_s": bucket_s, "start": rng.start.isoformat(),
             "end": rng.end.isoformat(), "rows": rows}
+
+
+def _tiled_totals(store: Store, project_id: str, rng: TimeRange, tiles: list[tuple[Source, TimeRange]], *,
+                  groups: set[str], filters: dict[str, str], by: str | None, top: int) -> dict[str, Any]:
+    """Totals summed over the tiles of :func:`plan_totals`: each tile's sums and t-digest states in one
+    ``UNION ALL``, added up and merged outside. Only measures every tile's table holds are returned."""
+    sums = [name for name in tiles[0][0].sums if all(name in source.sums for source, _ in tiles)]
+    wanted = [m for m in tiles[0][0].quantiles if QUANTILE_GROUP[m] in groups
+              and all(m in source.digest_states for source, _ in tiles)]
+    params: dict[str, Any] = {}
+    branches = []
+    ranked = ""
+    if by:  # which values get a row of their own: the top by cost over the largest tile
+        source, tile = max(tiles, key=lambda item: item[1].end - item[1].start)
+        where, extra = _where(source, tile, project_id, filters, "_rank")
+        params.update(extra, top=top)
+        ranked = (f"SELECT src.{by} AS k FROM {source.table} AS src WHERE {where} GROUP BY k "
+                  f"ORDER BY {source.sums['cost_usd']} DESC, {source.sums['calls']} DESC, k LIMIT {{top:UInt32}}")
+    for index, (source, tile) in enumerate(tiles):
+        where, extra = _where(source, tile, project_id, filters, str(index))
+        params.update(extra)
+        select = [f"if(src.{by} IN ({ranked}), toString(src.{by}), '{OTHER}') AS {by}"] if by else []
+        select += [f"{source.sums[name]} AS {name}" for name in sums]
+        select += [f"{source.digest_states[m]} AS {m}" for m in wanted]
+        branch = f"SELECT {', '.join(select)} FROM {source.table} AS src WHERE {where}"
+        branches.append(f"{branch} GROUP BY {by}" if by else branch)
+    outer = [by] if by else []
+    outer += [f"sum({name}) AS {name}" for name in sums]
+    outer += [f"quantilesTDigestMerge({_LEVELS_SQL})({m}) AS {m}" for m in wanted]
+    sql = f"SELECT {', '.join(outer)} FROM ({' UNION ALL '.join(branches)})"
+    if by:
+        sql += f" GROUP BY {by} ORDER BY {by}"
+    rows = [_expand(row, wanted) for row in _rows(store, sql, params)]
+    return {"source": "+".join(dict.fromkeys(source.table for source, _ in tiles)), "bucket_s": None,
+            "start": rng.start.isoformat(), "end": rng.end.isoformat(), "rows": rows}
 
 
 # --- endpoints -------------------------------------------------------------------------------------------------
