@@ -6,7 +6,8 @@ client*: a digest of (project, encoding, body) is remembered with the future of 
 arrives while the first is still being written waits for that same write, and one that arrives after it
 committed is acknowledged without writing again. A failed write is forgotten, so its retry writes normally.
 
-The memory is bounded (``capacity`` digests, oldest evicted first); a retry older than that window would be
+The memory is bounded (``capacity`` digests, oldest evicted first, each holding only the outcome of its write
+once it is done, never the request); a retry older than that window would be
 written again, which is why the window is sized well above what exporters retry within (minutes).
 """
 
@@ -57,11 +58,21 @@ class RecentRequests:
             while len(self._items) > self.capacity:
                 self._items.popitem(last=False)
 
-        def forget_failure(done: Future) -> None:
-            if done.exception() is not None:
-                with self._lock:
-                    if self._items.get(digest) is done:
+        def settle(done: Future) -> None:
+            # A finished Future keeps its done-callbacks, and the request path's callbacks hold the request
+            # (its body, its rows): remembering that Future for a window of 100k requests held gigabytes.
+            # Only the outcome is remembered: a fresh Future carrying the result alone.
+            failed = done.exception() is not None
+            settled: Future | None = None
+            if not failed:
+                settled = Future()
+                settled.set_result(done.result())
+            with self._lock:
+                if self._items.get(digest) is done:
+                    if failed:
                         del self._items[digest]
+                    else:
+                        self._items[digest] = settled  # type: ignore[assignment]
 
-        future.add_done_callback(forget_failure)
+        future.add_done_callback(settle)
         return future, True

@@ -114,7 +114,8 @@ async def export_traces(request: Request) -> Response:
             stats.rejected_requests["inflight_full"] += 1
             future.set_exception(QueueFull(retry_after_s=1.0))
             return otlp_error(503, "collector is overloaded; retry later", content_type, {"Retry-After": "1"})
-        future.add_done_callback(lambda _: budget.release(len(body)))  # committed, failed or shed
+        size = len(body)  # the callback must not hold the body: the future outlives the request
+        future.add_done_callback(lambda _: budget.release(size))  # committed, failed or shed
         failure = await _ingest(app, future, body, content_type, encoding, principal.project_id)
         if failure is not None:
             return failure
