@@ -110,6 +110,25 @@ def test_every_table_agrees_with_the_raw_calls(collector: Collector):
     assert sum(r["calls"] for r in by_user["rows"]) == sum(len(rows) for rows in collector.rows.values())
 
 
+def test_tiled_top_values_are_ranked_over_every_tile(collector: Collector):
+    """A model whose only call lies in a small edge tile (minutes or seconds) still gets its own row: the top N
+    are ranked over the whole range, not over the largest tile (which once folded it into '(other)')."""
+    [call] = [r for r in collector.rows["current"] if r.model == "mystery-model"]
+    at = datetime.fromtimestamp(call.start_time / 1e6, UTC)
+    hour = at.replace(minute=0, second=0, microsecond=0)
+    if at - hour < timedelta(minutes=58):  # the call in the tail after the last whole hour
+        start, end = hour - timedelta(hours=3), at + timedelta(seconds=61)
+    else:  # the call in the head before the first whole hour
+        start, end = at - timedelta(seconds=61), hour + timedelta(hours=4)
+    params = {"start": start.isoformat(), "end": end.isoformat()}
+    tiled = get(collector, "stats", need="volume", by="model", **params)
+    raw = get(collector, "stats", need="volume,decode", by="model", **params)
+    assert "llm_calls_1h" in tiled["source"].split("+") and raw["source"] == "llm_calls"
+    pick = lambda answer: {r["model"]: r["calls"] for r in answer["rows"]}  # noqa: E731
+    assert pick(tiled) == pick(raw)
+    assert pick(tiled)["mystery-model"] == 1 and "(other)" not in pick(tiled)
+
+
 def test_tiled_totals_with_a_feature_filter_equal_the_raw_calls(collector: Collector):
     """30 days of one feature's flags and latency, per model: whole days from llm_calls_1d and the edges from
     the raw calls give the same counts as the raw calls alone, and percentiles within t-digest error."""

@@ -292,17 +292,21 @@ def _tiled_totals(store: Store, project_id: str, rng: TimeRange, tiles: list[tup
     wanted = [m for m in tiles[0][0].quantiles if QUANTILE_GROUP[m] in groups
               and all(m in source.digest_states for source, _ in tiles)]
     params: dict[str, Any] = {}
-    branches = []
-    ranked = ""
-    if by:  # which values get a row of their own: the top by cost over the largest tile
-        source, tile = max(tiles, key=lambda item: item[1].end - item[1].start)
-        where, extra = _where(source, tile, project_id, filters, "_rank")
-        params.update(extra, top=top)
-        ranked = (f"SELECT src.{by} AS k FROM {source.table} AS src WHERE {where} GROUP BY k "
-                  f"ORDER BY {source.sums['cost_usd']} DESC, {source.sums['calls']} DESC, k LIMIT {{top:UInt32}}")
+    wheres = []
     for index, (source, tile) in enumerate(tiles):
         where, extra = _where(source, tile, project_id, filters, str(index))
         params.update(extra)
+        wheres.append(where)
+    ranked = ""
+    if by:  # which values get a row of their own: the top by cost over the whole range, every tile counted
+        ranks = [f"SELECT src.{by} AS k, {source.sums['cost_usd']} AS c, {source.sums['calls']} AS n "
+                 f"FROM {source.table} AS src WHERE {where} GROUP BY k"
+                 for (source, _), where in zip(tiles, wheres)]
+        ranked = (f"SELECT k FROM ({' UNION ALL '.join(ranks)}) GROUP BY k "
+                  "ORDER BY sum(c) DESC, sum(n) DESC, k LIMIT {top:UInt32}")
+        params["top"] = top
+    branches = []
+    for (source, _), where in zip(tiles, wheres):
         select = [f"if(src.{by} IN ({ranked}), toString(src.{by}), '{OTHER}') AS {by}"] if by else []
         select += [f"{source.sums[name]} AS {name}" for name in sums]
         select += [f"{source.digest_states[m]} AS {m}" for m in wanted]
