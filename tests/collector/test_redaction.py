@@ -1,196 +1,196 @@
-"""The regex redactor: every entity, the validators (Luhn, SSN ranges), placeholders, and a property test."""
+"""The collector's redaction is the SDK's (shared code, not a copy), end to end: module, normaliser, /metrics.
+
+The rules themselves (Presidio parity, each entity, validators, properties) are tested in
+``tests/sdk/test_redaction.py``; here: that the collector uses that redactor everywhere it redacts, with the
+interface its callers use, including entities the collector's former regex redactor never found (IBAN, IP, URL,
+crypto, phone numbers of other countries), so these tests fail if it went back to a redactor of its own.
+"""
 
 from __future__ import annotations
 
+import json
 import string
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import inferwatch.redaction as shared
+from inferwatch_collector import redaction
+from inferwatch_collector.normalize import normalize
+from inferwatch_collector.otlp_decode import to_fast
 from inferwatch_collector.redaction import (
     DEFAULT_REDACTOR,
     ENTITIES,
     PLACEHOLDERS,
+    POLICY,
     REGEX_POLICY,
     RedactionResult,
     Redactor,
-    RegexRedactor,
     luhn_valid,
     redact,
 )
 
-R = RegexRedactor()
+from . import payloads as P
+from .conftest import Keys
+
+# Only the shared redactor finds these (the collector's former regex redactor left every one of them alone).
+SHARED_ONLY = {
+    "IBAN_CODE": "DE89 3704 0044 0532 0130 00",
+    "IP_ADDRESS": "192.168.10.24",
+    "URL": "https://docs.example.com/reset?token=abc",
+    "CRYPTO": "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+    "PHONE_NUMBER": "030 12345678",  # a German national number
+}
+PROMPT = ("Wire it to IBAN DE89 3704 0044 0532 0130 00; the request came from 192.168.10.24, see "
+          "https://docs.example.com/reset?token=abc and pay bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq. "
+          "Ruf mich an: 030 12345678. Mail jane@example.com")  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("text", "expected", "entity"),
-    [
-        ("mail jane.roe+tag@corp.example.co.uk now", "mail <EMAIL_ADDRESS> now", "EMAIL_ADDRESS"),
-        ("call (555) 010-0199.", "call <PHONE_NUMBER>.", "PHONE_NUMBER"),
-        ("call 555-010-0199", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
-        ("call 555.010.0199", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
-        ("call +1 555 010 0199", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
-        ("call +15550100199", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
-        ("call +44 20 7946 0958", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
-        ("ssn 078-05-1120 ok", "ssn <US_SSN> ok", "US_SSN"),
-        ("ssn 123 45 6789", "ssn <US_SSN>", "US_SSN"),
-        ("card 4111 1111 1111 1111 exp", "card <CREDIT_CARD> exp", "CREDIT_CARD"),
-        ("card 4111-1111-1111-1111", "card <CREDIT_CARD>", "CREDIT_CARD"),
-        ("card 5555555555554444", "card <CREDIT_CARD>", "CREDIT_CARD"),
-        ("amex 3782 822463 10005", "amex <CREDIT_CARD>", "CREDIT_CARD"),
-        ("key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "key <OPENAI_API_KEY>", "OPENAI_API_KEY"),
-        ("key sk-abcdefghijklmnopqrstuvwxyz012345", "key <OPENAI_API_KEY>", "OPENAI_API_KEY"),
-        ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123-xyz", "key <ANTHROPIC_API_KEY>", "ANTHROPIC_API_KEY"),
-        ("id AKIAIOSFODNN7EXAMPLE.", "id <AWS_ACCESS_KEY_ID>.", "AWS_ACCESS_KEY_ID"),
-        (
-            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-            "aws_secret_access_key = <AWS_SECRET_KEY>",
-            "AWS_SECRET_KEY",
-        ),
-        (
-            "git clone https://ghp_abcdefghijklmnopqrstuvwxyz0123456789@github.com/x/y",
-            "git clone https://<GITHUB_TOKEN>@github.com/x/y",
-            "GITHUB_TOKEN",
-        ),
-        ("pat github_pat_11ABCDEFG0123456789_abcdefghijkl", "pat <GITHUB_TOKEN>", "GITHUB_TOKEN"),
-        ("slack xoxb-1234567890-abcdefghij", "slack <SLACK_TOKEN>", "SLACK_TOKEN"),
-        ("g AIzaSyA-1234567890abcdefghijklmnopqrstu", "g <GOOGLE_API_KEY>", "GOOGLE_API_KEY"),
-        ("stripe sk_live_abcdefghijklmnop1234", "stripe <STRIPE_API_KEY>", "STRIPE_API_KEY"),
-        ("hf hf_abcdefghijklmnopqrstuvwxyz01234567", "hf <HUGGINGFACE_TOKEN>", "HUGGINGFACE_TOKEN"),
-        (
-            "Authorization: Bearer abc.def-ghi_jkl~mno+pqr/stu=.",
-            "Authorization: Bearer <BEARER_TOKEN>.",
-            "BEARER_TOKEN",
-        ),
-        (
-            "t=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U end",
-            "t=<JWT> end",
-            "JWT",
-        ),
-        ('{"password": "hunter22"}', '{"password": "<PASSWORD>"}', "PASSWORD"),
-        ("pwd=s3cr3t!", "pwd=<PASSWORD>", "PASSWORD"),
-    ],
-)
+# --- shared code -------------------------------------------------------------------------------------------------
+def test_the_collector_redacts_with_the_sdk_redactor() -> None:
+    assert DEFAULT_REDACTOR is shared.DEFAULT_REDACTOR
+    assert isinstance(DEFAULT_REDACTOR, shared.Redactor)
+    assert RedactionResult is shared.RedactionResult and luhn_valid is shared.luhn_valid
+    assert Redactor is shared.SupportsRedact and isinstance(DEFAULT_REDACTOR, Redactor)  # the protocol
+    assert ENTITIES == shared.ENTITIES and PLACEHOLDERS is shared.PLACEHOLDERS
+    assert DEFAULT_REDACTOR.policy == POLICY == REGEX_POLICY == shared.POLICY
+
+
+def test_entities_only_the_shared_redactor_finds_are_redacted_by_the_collector() -> None:
+    result = redact(PROMPT)
+    for entity, value in SHARED_ONLY.items():
+        assert value not in result.text, entity
+        assert result.counts.get(entity) == 1, (entity, result)
+    assert result == shared.redact(PROMPT)
+
+
+def _content_span(text: str) -> P.Span:
+    return P.otel_genai_span(**{
+        "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [{"type": "text", "content": text}]}]),
+        "gen_ai.output.messages": "Noted: IBAN DE89 3704 0044 0532 0130 00.",
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_the_normaliser_stores_content_redacted_by_the_shared_redactor(fast: bool) -> None:
+    request = P.make_request(_content_span(PROMPT))
+    batch = normalize(to_fast(request) if fast else request, "p1")
+    (log,) = batch.prompt_logs
+    assert log.redaction == shared.DEFAULT_REDACTOR.policy
+    for entity, value in SHARED_ONLY.items():
+        assert value not in log.prompt + log.completion, entity
+        assert PLACEHOLDERS[entity] in log.prompt, entity
+    assert log.completion == "Noted: IBAN <IBAN_CODE>."
+    assert batch.redactions == {**{entity: 1 for entity in SHARED_ONLY}, "IBAN_CODE": 2, "EMAIL_ADDRESS": 1}
+
+
+def test_status_messages_and_feedback_go_through_the_shared_redactor() -> None:
+    from inferwatch_collector.routes.feedback import _redact
+
+    span = P.http_server_span()
+    span.status.message = "upstream rejected IBAN DE89 3704 0044 0532 0130 00 from 192.168.10.24"
+    (row,) = normalize(P.make_request(span), "p1").spans
+    assert row.status_message == "upstream rejected IBAN <IBAN_CODE> from <IP_ADDRESS>"
+    assert _redact("my IBAN is DE89 3704 0044 0532 0130 00") == "my IBAN is <IBAN_CODE>"
+
+
+def test_metrics_count_redactions_of_the_shared_entities(client, store, keys: Keys) -> None:
+    body = P.make_request(_content_span(PROMPT)).SerializeToString()
+    response = client.post("/v1/traces", content=body,
+                           headers={"Content-Type": "application/x-protobuf", **Keys.header(keys.ingest)})
+    assert response.status_code == 200
+    text = client.get("/metrics").text
+    assert 'inferwatch_redactions_total{entity="IBAN_CODE"} 2' in text
+    for entity in ("IP_ADDRESS", "URL", "CRYPTO", "PHONE_NUMBER", "EMAIL_ADDRESS"):
+        assert f'inferwatch_redactions_total{{entity="{entity}"}} 1' in text, entity
+
+
+# --- what the collector's callers rely on ------------------------------------------------------------------------
+@pytest.mark.parametrize(("text", "expected", "entity"), [
+    ("mail jane.roe+tag@corp.example.co.uk now", "mail <EMAIL_ADDRESS> now", "EMAIL_ADDRESS"),
+    ("call (415) 555-2671.", "call <PHONE_NUMBER>.", "PHONE_NUMBER"),
+    ("call +44 20 7946 0958", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
+    ("ssn 078-05-1120 ok", "ssn <US_SSN> ok", "US_SSN"),  # a published sample: redacted all the same
+    ("card 4111 1111 1111 1111 exp", "card <CREDIT_CARD> exp", "CREDIT_CARD"),
+    ("key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "key <OPENAI_API_KEY>", "OPENAI_API_KEY"),
+    ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123-xyz", "key <ANTHROPIC_API_KEY>", "ANTHROPIC_API_KEY"),
+    ("id AKIAIOSFODNN7EXAMPLE.", "id <AWS_ACCESS_KEY_ID>.", "AWS_ACCESS_KEY_ID"),
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "aws_secret_access_key = <AWS_SECRET_KEY>", "AWS_SECRET_KEY"),
+    ("GH_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "GH_TOKEN=<GITHUB_TOKEN>", "GITHUB_TOKEN"),
+    ("slack xoxb-1234567890-abcdefghij", "slack <SLACK_TOKEN>", "SLACK_TOKEN"),
+    ("stripe sk_live_abcdefghijklmnop1234", "stripe <STRIPE_API_KEY>", "STRIPE_API_KEY"),
+    ("Authorization: Bearer abc.def-ghi_jkl~mno+pqr/stu=.", "Authorization: Bearer <BEARER_TOKEN>.",
+     "BEARER_TOKEN"),
+    ('{"password": "hunter22"}', '{"password": "<PASSWORD>"}', "PASSWORD"),
+])  # fmt: skip
 def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, entity: str) -> None:
-    result = R.redact(text)
-    assert result.text == expected
-    assert result.counts == {entity: 1}
+    assert redact(text) == RedactionResult(expected, {entity: 1})
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "card 4111 1111 1111 1112",  # fails Luhn
-        "order 1234567890123",  # 13 digits, fails Luhn
-        "ssn 000-12-3456",  # area 000 never issued
-        "ssn 666-12-3456",
-        "ssn 912-34-5678",
-        "ssn 123-00-4567",
-        "ssn 123-45-0000",
-        "scikit: sk-learn is a library",
-        "a bearer of bad news",
-        "akiaiosfodnn7example",  # AWS ids are upper case
-        "ghp_short",
-        "eyJ is how base64 JSON starts",
-        "version 1.2.3.4 released on 2024-05-01 at 10:30",
-        "the @mention and user@ and @domain.com",
-        "password is long",
-        "price $1,234.56 and 42 items",
-    ],
-)
+@pytest.mark.parametrize("text", [
+    "card 4111 1111 1111 1112 was declined",  # fails Luhn
+    "ssn 000-12-3456 and 666-12-3456 are never issued",
+    "scikit: sk-learn is a library",
+    "a bearer of bad news",
+    "akiaiosfodnn7example",  # AWS ids are upper case
+    "ghp_short",
+    "the password is long enough",
+    "price $1,234.56 and 42 items, 17% off",
+])  # fmt: skip
 def test_lookalikes_are_left_alone(text: str) -> None:
-    assert R.redact(text) == RedactionResult(text, {})
+    assert redact(text) == RedactionResult(text, {})
 
 
-def test_luhn() -> None:
-    assert luhn_valid("4111111111111111")
-    assert luhn_valid("378282246310005")
-    assert not luhn_valid("4111111111111112")
-
-
-def test_phone_inside_a_non_card_digit_run_is_still_redacted() -> None:
-    # 4-4-4-4 grouped run that fails Luhn: not a card, and no phone inside → untouched
-    assert R.redact("ref 1234-5678-9012-3456").text == "ref 1234-5678-9012-3456"
-
-
-def test_several_entities_counts_and_stable_placeholders() -> None:
-    text = (
-        "Hi, I'm reachable at jane@example.com or (555) 010-0199; my SSN is 078-05-1120. "
-        "Use key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123 and Authorization: Bearer abcdefghijklmnop0123. "
-        "Again: jane@example.com"
-    )
-    result = R.redact(text)
+def test_counts_placeholders_and_stability() -> None:
+    text = ("Hi, I'm reachable at jane@example.com or (415) 555-2671; my SSN is 536-22-8763. "
+            "Use key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123 and Authorization: Bearer abcdefghijklmnop0123. "
+            "Again: jane@example.com")  # fmt: skip
+    result = DEFAULT_REDACTOR.redact(text)
     assert result.text == (
         "Hi, I'm reachable at <EMAIL_ADDRESS> or <PHONE_NUMBER>; my SSN is <US_SSN>. "
-        "Use key <ANTHROPIC_API_KEY> and Authorization: Bearer <BEARER_TOKEN>. "
-        "Again: <EMAIL_ADDRESS>"
-    )
-    assert result.counts == {
-        "EMAIL_ADDRESS": 2,
-        "PHONE_NUMBER": 1,
-        "US_SSN": 1,
-        "ANTHROPIC_API_KEY": 1,
-        "BEARER_TOKEN": 1,
-    }
-    # idempotent: placeholders never match again
-    assert R.redact(result.text) == RedactionResult(result.text, {})
-
-
-def test_interface_policy_and_defaults() -> None:
-    assert isinstance(R, Redactor)
-    assert R.policy == REGEX_POLICY == "inferwatch-regex/1"
-    assert DEFAULT_REDACTOR.policy == REGEX_POLICY
-    assert redact("x@y.io").text == "<EMAIL_ADDRESS>"
-    assert R.redact("") == RedactionResult("", {})
-    assert set(PLACEHOLDERS) == set(ENTITIES)
+        "Use key <ANTHROPIC_API_KEY> and Authorization: Bearer <BEARER_TOKEN>. Again: <EMAIL_ADDRESS>")
+    assert result.counts == {"EMAIL_ADDRESS": 2, "PHONE_NUMBER": 1, "US_SSN": 1, "ANTHROPIC_API_KEY": 1,
+                             "BEARER_TOKEN": 1}
+    assert DEFAULT_REDACTOR.redact(result.text) == RedactionResult(result.text, {})
+    assert redact("") == RedactionResult("", {})
     assert all(PLACEHOLDERS[e] == f"<{e}>" for e in ENTITIES)
 
 
 def test_long_texts_without_matches_stay_linear() -> None:
-    # runs that a naive e-mail/digit pattern would scan quadratically (this would hang, not just be slow)
-    for blob in ("a" * 200_000, "1" * 200_000, "a.b-c" * 40_000, "@" * 100_000, "+1" * 100_000):
-        assert R.redact(blob) == RedactionResult(blob, {})
+    # runs that naive patterns scan quadratically (this would hang, not just be slow)
+    for blob in ("a" * 200_000, "1" * 200_000, "a.b-c" * 40_000, "@" * 100_000, "+1" * 50_000, ":" * 100_000):
+        assert redact(blob).counts == {}
 
 
-# --- property: generated secrets never survive -------------------------------------------------------------------
+# --- property: generated secrets never survive, and the output is stable ---------------------------------------
 _LOCAL_CHARS = string.ascii_lowercase + string.digits + "._+-"
 _emails = st.builds(
-    lambda first, rest, labels, tld: f"{first}{rest}@{'.'.join(labels)}.{tld}",
+    lambda first, rest, labels, tld: f"{first}{rest.rstrip('.')}@{'.'.join(labels)}.{tld}",
     st.sampled_from(string.ascii_letters + string.digits),
-    st.text(_LOCAL_CHARS, max_size=20),
+    st.text(_LOCAL_CHARS, max_size=20).filter(lambda s: ".." not in s),
     st.lists(st.text(string.ascii_lowercase + string.digits, min_size=1, max_size=12), min_size=1, max_size=3),
-    st.text(string.ascii_lowercase, min_size=2, max_size=6),
+    st.sampled_from(["com", "org", "net", "io", "de", "co.uk", "fr", "internal"]),
 )
 _ssns = st.builds(
     lambda area, group, serial, sep: f"{area:03d}{sep}{group:02d}{sep}{serial:04d}",
-    st.integers(1, 899).filter(lambda a: a != 666),
-    st.integers(1, 99),
-    st.integers(1, 9999),
+    st.integers(1, 899).filter(lambda a: a != 666), st.integers(1, 99), st.integers(1, 9999),
     st.sampled_from("- "),
-)
-
-
-def _luhn_complete(body: str) -> str:
-    """``body`` plus the check digit that makes it Luhn-valid."""
-    return next(body + d for d in "0123456789" if luhn_valid(body + d))
+).filter(lambda s: len(set(s.replace("-", "").replace(" ", ""))) > 1)
 
 
 def _card(prefix: str, digits: str, sep: str) -> str:
-    number = _luhn_complete((prefix + digits)[:15])  # 16 digits, like Visa / Mastercard / Discover
-    return sep.join(number[i : i + 4] for i in range(0, 16, 4)) if sep else number
+    body = (prefix + digits)[:15]
+    number = next(body + d for d in string.digits if luhn_valid(body + d))
+    return sep.join(number[i:i + 4] for i in range(0, 16, 4)) if sep else number
 
 
-_cards = st.builds(
-    _card,
-    st.sampled_from(["4", "51", "52", "53", "54", "55", "6011"]),
-    st.text(string.digits, min_size=14, max_size=14),
-    st.sampled_from(["", " ", "-"]),
-)
+_cards = st.builds(_card, st.sampled_from(["4", "51", "52", "53", "54", "55", "6011"]),
+                   st.text(string.digits, min_size=14, max_size=14), st.sampled_from(["", " ", "-"]))
 _key_chars = string.ascii_letters + string.digits
 _keys = st.one_of(
     st.text(_key_chars, min_size=24, max_size=48).map(lambda s: "sk-proj-" + s),
-    st.text(_key_chars, min_size=24, max_size=48).map(lambda s: "sk-" + s),
     st.text(_key_chars + "_-", min_size=24, max_size=48).map(lambda s: "sk-ant-api03-" + s),
     st.text(string.ascii_uppercase + "234567", min_size=16, max_size=16).map(lambda s: "AKIA" + s),
     st.text(_key_chars, min_size=36, max_size=40).map(lambda s: "ghp_" + s),
@@ -198,11 +198,11 @@ _keys = st.one_of(
 _filler = st.text(string.ascii_letters + " ,;:!?()\n", max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(before=_filler, secret=st.one_of(_emails, _ssns, _cards, _keys), after=_filler)
 def test_generated_pii_and_keys_never_survive(before: str, secret: str, after: str) -> None:
     text = f"{before} {secret} {after}"
-    result = R.redact(text)
+    result = redact(text)
     assert secret not in result.text
     assert sum(result.counts.values()) >= 1
-    assert R.redact(result.text).counts == {}  # and the output is stable
+    assert redact(result.text).counts == {}

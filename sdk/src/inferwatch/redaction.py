@@ -10,11 +10,19 @@ finds them (``phonenumbers.PhoneNumberMatcher`` at leniency VALID over the regio
 BR) by a port of that matcher onto the numbering-plan metadata embedded at the end of this module. A test
 (``tests/sdk/test_redaction.py``) runs both on a labelled corpus and requires the same findings.
 
-It is fast because it never runs a recognizer where it cannot match: cheap prefilters (``'@' in text``, digit
-runs, literal key prefixes) pick the few places worth a look, and each of Presidio's patterns is then applied
-there only, precompiled, with Python's ``re``; the phone matcher shares everything that does not depend on the
-region between the 8 regions. ``bench/redaction.py`` measures it against Presidio on the corpus (about 12x
-``AnalyzerEngine``'s throughput with a blank spaCy pipeline, same findings on every text).
+It is fast because it never runs a recognizer where it cannot match, and finds those places at C speed: one
+``bytes.translate`` turns the text into a mask of character classes (digits, separators, capitals, letters, the
+phone matcher's characters) in which literal-led regexes and ``bytes.find`` locate digit runs, phone "zones",
+IBAN starts and long alphanumeric runs; ``str.find`` of a substring every literal of a secret holds rules most
+secrets out; ``'@' in text``, '.' followed by a letter (URLs) and '::' or six close colons (IPv6) gate the
+others. Each of Presidio's patterns is then applied there only, anchored where its matches can start (secrets at
+their literals, quoted URLs at their quotes), which gives what ``finditer`` over the whole text gives. The phone
+matcher walks each zone with 4+ digits on its own, rejects most candidates for all 8 regions at once with one
+precompiled test of their digits, and shares parses and checks between regions. Context words are looked up by
+walking back whitespace-separated chunks (a chunk of letters is one token) rather than tokenizing the text. After
+a redaction, only the zones next to a placeholder are looked at again (``_Zones``). No result is cached across
+calls: nothing of a text is kept once a call returns. ``bench/redaction.py`` measures it against Presidio on the
+corpus and times the collector's content path, which uses this redactor (``inferwatch_collector.redaction``).
 
 ==================  ========  =================================================================================
 entity              score     what matches (the finding's span is what gets replaced)
@@ -349,7 +357,10 @@ for _r in SECRET_RECOGNIZERS:
 
 # --- validators --------------------------------------------------------------------------------------------------
 def luhn_valid(digits: str) -> bool:
-    """Luhn checksum of a string of digits (Presidio's CreditCardRecognizer.__luhn_checksum)."""
+    """Luhn checksum of a string of digits (Presidio's CreditCardRecognizer.__luhn_checksum). ASCII digits: the
+    doubled ones are mapped to the digit sum of their double by ``str.translate``, all at C speed."""
+    if digits.isascii() and digits.isdigit():
+        return (sum(map(int, digits[-1::-2])) + sum(map(int, digits[-2::-2].translate(_LUHN_DOUBLED)))) % 10 == 0
     values = [int(d) for d in digits]
     total = sum(values[-1::-2])
     for d in values[-2::-2]:
@@ -357,16 +368,21 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
+_LUHN_DOUBLED = {ord(str(d)): str(sum(divmod(2 * d, 10))) for d in range(10)}
+
+
 _SAMPLE_SSNS = frozenset({"123456789", "987654320", "078051120"})
+_SSN_DELIMITERS = {ord(c): None for c in ".- "}
 
 
 def ssn_valid(text: str, *, allow_samples: bool = False) -> bool:
     """Presidio's UsSsnRecognizer.invalidate_result, inverted (``allow_samples``: published samples count)."""
-    delimiters = {c for c in text if c in ".- "}
-    if len(delimiters) > 1:
+    if ("." in text) + ("-" in text) + (" " in text) > 1:
         return False  # mismatched delimiters
-    digits = "".join(c for c in text if c.isdigit())
-    if not digits or all(c == digits[0] for c in digits):
+    digits = text.translate(_SSN_DELIMITERS)
+    if not digits.isdigit():
+        digits = "".join(c for c in digits if c.isdigit())
+    if not digits or digits.count(digits[0]) == len(digits):
         return False
     if digits[3:5] == "00" or digits[5:] == "0000" or digits[:3] in ("000", "666"):
         return False
@@ -374,6 +390,7 @@ def ssn_valid(text: str, *, allow_samples: bool = False) -> bool:
 
 
 _B58 = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_B58_INDEX = [_B58.find(bytes([c])) for c in range(256)]
 _BECH32_CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
 
@@ -405,7 +422,7 @@ def crypto_valid(text: str) -> bool:
         stripped = raw.lstrip(b"1")
         n = 0
         for char in stripped:
-            index = _B58.find(bytes([char]))
+            index = _B58_INDEX[char]
             if index < 0:
                 return False  # Presidio: ValueError from bytes.index
             n = n * 58 + index
@@ -681,7 +698,8 @@ class Redactor:
         if not text:
             return RedactionResult(text, counts)
         wanted = self._pick(entities)
-        results = self._analyze(text, wanted)
+        scan = _Scan(text)  # (kept: which secrets' literals occur, for _finds_anything)
+        results = self._analyze(text, wanted, scan)
         out = text
         for _ in range(8):
             if not results:
@@ -693,9 +711,10 @@ class Redactor:
             out = replaced
             for entity, n in written.items():
                 counts[entity] = counts.get(entity, 0) + n
-            if not self._finds_anything(out, wanted):
+            if not self._finds_anything(out, wanted, frozenset(scan.secret_hits)):
                 break
-            results = self._analyze(out, wanted)
+            scan = _Scan(out)
+            results = self._analyze(out, wanted, scan)
         return RedactionResult(out, counts)
 
     # -- internals ------------------------------------------------------------------------------------------------
@@ -704,19 +723,27 @@ class Redactor:
             return self.entities
         return self.entities & frozenset(entities)
 
-    def _raw(self, text: str, wanted: frozenset[str], *, first: bool = False) -> list[list[_R]]:
-        """Each recognizer's results (cheapest first); ``first``: stop at the first recognizer that finds any."""
+    def _raw(self, text: str, wanted: frozenset[str], *, first: bool = False,
+             scan: _Scan | None = None) -> list[list[_R]]:
+        """Each recognizer's results (cheapest first); ``first``: stop at the first recognizer that finds any;
+        ``scan``: the text's ``_Scan``, when the caller wants to read it afterwards."""
         out: list[list[_R]] = []
         if not text or not wanted:
             return out
-        scan = _Scan(text)
-        for recognizer in SECRET_RECOGNIZERS:
-            if recognizer.entity in wanted:
-                found = _secrets(scan, recognizer)
-                if found:
-                    out.append(found)
-                    if first:
-                        return out
+        if scan is None:
+            scan = _Scan(text)
+        for recognizer, gate in _SECRET_PLAN:
+            if recognizer.entity not in wanted:
+                continue
+            if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
+                haystack = scan.folded if recognizer.fold else text
+                if haystack is not None and gate not in haystack:
+                    continue
+            found = _secrets(scan, recognizer)
+            if found:
+                out.append(found)
+                if first:
+                    return out
         for entity, recognize in self._pii:
             if entity in wanted:
                 found = recognize(scan)
@@ -726,8 +753,8 @@ class Redactor:
                         return out
         return out
 
-    def _analyze(self, text: str, wanted: frozenset[str]) -> list[_R]:
-        results = [r for found in self._raw(text, wanted) for r in _remove_duplicates(found)]
+    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None) -> list[_R]:
+        results = [r for found in self._raw(text, wanted, scan=scan) for r in _remove_duplicates(found)]
         if not results:
             return []
         if self.context:
@@ -735,17 +762,20 @@ class Redactor:
         threshold = self.score_threshold
         return _remove_duplicates([r for r in results if r.score >= threshold])
 
-    def _finds_anything(self, text: str, wanted: frozenset[str]) -> bool:
-        """Whether ``text``, a redacted text, still holds a finding (see ``_Zones``)."""
+    def _finds_anything(self, text: str, wanted: frozenset[str], secrets: frozenset[str] | None = None) -> bool:
+        """Whether ``text``, a redacted text, still holds a finding (see ``_Zones``). ``secrets``: the secret
+        entities whose literals occurred in the text before it was redacted (a match starts at an occurrence;
+        redacting adds occurrences only inside placeholders, where none matches), None if not known."""
         if self.score_threshold > 0:
             return bool(self._analyze(text, wanted))  # context words may lift a score over the threshold
         # every raw result scores above 0. Secrets: all of the text (their prefixes may span whitespace; cheap)
-        if self._raw(text, wanted & SECRET_ENTITIES, first=True):
+        if self._raw(text, wanted & SECRET_ENTITIES & (SECRET_ENTITIES if secrets is None else secrets),
+                     first=True):
             return True
         zones = _Zones(text)
         if not zones.placeholders:
             return bool(self._raw(text, wanted - SECRET_ENTITIES, first=True))
-        suspects = frozenset(e for e in wanted & _ZONE_TESTS.keys() if zones.may_hold(e))
+        suspects = zones.suspects(wanted)
         if suspects and self._raw(text, suspects, first=True):
             return True
         return "PHONE_NUMBER" in wanted and zones.phone(self.phone_regions)
@@ -765,25 +795,40 @@ class Redactor:
 
 
 class _Scan:
-    """Per-text prefilter state shared by the recognizers (computed lazily, once)."""
+    """Per-text prefilter state shared by the recognizers (computed lazily, once).
 
-    __slots__ = ("text", "_runs", "_lower", "_chunks")
+    The recognizers share a mask of the text: one byte per character (``bytes.translate`` for ASCII text, about
+    a microsecond per KB) saying whether it is a digit (``0``), a digit-run separator `` .-/`` (``.``), an ASCII
+    capital that a phone-number candidate may hold (``E``) or not (``U``), another letter or digit (``[^\\W_]``)
+    that a candidate may hold (``x``) or not (``l``), another character a candidate may hold (``z``) or none of
+    these (`` ``). Regexes over the mask start with a literal, so ``re`` skips to the next digit at C speed, where
+    a class such as ``\\d`` makes it try every character, and ``bytes.find`` over a reduced mask finds two
+    capitals before a digit (IBAN) or 26 letters and digits in a row (crypto) without any regex."""
+
+    __slots__ = ("text", "_long", "_lower", "_folded", "_chunks", "_mask", "_zones", "_digits", "secret_hits")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._runs: list[tuple[int, int]] | None = None
+        self._long: list[tuple[int, int]] | None = None
         self._lower: str | None = None
+        self._folded: str | None = None
         self._chunks: dict[int, list[tuple[int, int]]] = {}
+        self._mask: bytes | None = None
+        self._zones: list[tuple[int, int]] | None = None
+        self._digits: bool | None = None
+        self.secret_hits: set[str] = set()  # secret entities whose literals occur (see Redactor._finds_anything)
 
     def long_chunks(self, n: int) -> list[tuple[int, int]]:
-        """(start, end) of the whitespace-separated chunks of at least ``n`` characters."""
+        """(start, end) of the whitespace-separated chunks of at least ``n`` characters (a chunk's first
+        occurrence after the previous one is the chunk itself: a shorter chunk cannot hold it)."""
         found = self._chunks.get(n)
         if found is None:
             text = self.text
             found = []
-            pos = 0
-            for chunk in text.split():
-                if len(chunk) >= n:
+            chunks = text.split()
+            if chunks and max(map(len, chunks)) >= n:  # (at C speed: most texts have no chunk that long)
+                pos = 0
+                for chunk in [c for c in chunks if len(c) >= n]:
                     pos = text.find(chunk, pos)
                     found.append((pos, pos + len(chunk)))
                     pos += len(chunk)
@@ -796,14 +841,127 @@ class _Scan:
             self._lower = self.text.lower()
         return self._lower
 
-    def digit_runs(self) -> list[tuple[int, int]]:
-        """Maximal runs of digits, spaces, '.', '-', '/' that start with a digit (their last digit ends them)."""
-        if self._runs is None:
-            self._runs = [m.span() for m in _DIGIT_RUN.finditer(self.text)]
-        return self._runs
+    @property
+    def folded(self) -> str | None:
+        """The text lower-cased as ``re.IGNORECASE`` compares it with ASCII letters (the long s, U+017F, is an
+        's'), or None when lower-casing moved characters (one whose lower case is longer): offsets would differ."""
+        if self._folded is None:
+            lower = self.lower
+            if len(lower) != len(self.text):
+                self._folded = ""
+            else:
+                self._folded = lower.replace("\u017f", "s") if "\u017f" in lower else lower
+        return self._folded or None
+
+    @property
+    def has_digit(self) -> bool:
+        if self._digits is None:
+            self._digits = _has_digit(self.text)
+        return self._digits
+
+    @property
+    def mask(self) -> bytes:
+        if self._mask is None:
+            self._mask = _mask(self.text)
+        return self._mask
+
+    def iban_starts(self) -> list[int]:
+        """Where two ASCII capitals stand right before a digit (found with ``bytes.find`` in the mask reduced to
+        capitals, digits and the rest)."""
+        if not self.has_digit:
+            return []
+        reduced = self.mask.translate(_MASK_CAPITALS)
+        out = []
+        i = reduced.find(b"AA0")
+        while i >= 0:
+            out.append(i)
+            i = reduced.find(b"AA0", i + 1)
+        return out
+
+    def long_runs(self) -> list[tuple[int, int]]:
+        """The digit runs of at least 7 characters (IPv4 addresses, SSNs and cards need that many)."""
+        if self._long is None:
+            self._long = [m.span() for m in _MASK_LONG_RUN.finditer(self.mask)] if self.has_digit else []
+        return self._long
+
+    def phone_zones(self) -> list[tuple[int, int]]:
+        """(begin, stop) of the stretches of the text where the phone matcher can find a number, in order.
+
+        A candidate (a match of ``_PH_PATTERN``) is made of the characters of ``_ZONE_RUNS["phone"]`` only, so it
+        lies within one maximal run of them (a zone), and ``finditer`` walks each zone as it walks the whole
+        text. Only zones with at least ``_PHONE_MIN_DIGITS`` digits can hold a number (``_has_min_digits``). A
+        candidate starts at most 10 characters (two lead groups) before its first digit, and no candidate of an
+        earlier zone starts after that zone's last digit, so the walk of a zone starts at ``max(first digit - 10,
+        one past the previous digit)`` and stops at the zone's end."""
+        if self._zones is None:
+            zones: list[tuple[int, int]] = []
+            if self.has_digit:
+                mask = self.mask
+                for m in _MASK_PHONE_ZONE.finditer(mask):
+                    first = m.start()
+                    zones.append((max(first - 10, mask.rfind(b"0", 0, first) + 1), m.end()))
+            self._zones = zones
+        return self._zones
 
 
-_DIGIT_RUN = re.compile(r"\d(?:[\d .\-/]*\d)?")
+def _has_digit(text: str) -> bool:
+    """Whether ``text`` holds a character of ``\\d`` (ASCII text: ten ``in`` tests at C speed)."""
+    if text.isascii():
+        return any(d in text for d in "0123456789")
+    return _ANY_DIGIT.search(text) is not None
+
+
+# the digit runs (\d(?:[\d .\-/]*\d)?, starting and ending with a digit) of 7 characters or more
+_MASK_LONG_RUN = re.compile(rb"0[0.]{5,}0")
+_MASK_PHONE_ZONE = re.compile(rb"0(?:[.zxE]*0){3}[0.zxE]*")  # first digit to the end of a zone with 4+ digits
+_MASK_CAPITALS = bytes(ord("A") if c in b"EU" else c if c == ord("0") else ord(" ") for c in range(256))
+_MASK_ALNUM = bytes(ord("a") if c in b"0EUxl" else ord(" ") for c in range(256))  # [^\W_] or not
+_MASK_ASCII: bytes = b""
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _mask_class(ch: str) -> str:
+    if ch.isdecimal():  # what \d matches in a str pattern
+        return "0"
+    if ch in " .-/":
+        return "."
+    zone = _ZONE_RUNS["phone"].fullmatch(ch) is not None
+    if "A" <= ch <= "Z":
+        return "E" if zone else "U"
+    if ch.isalnum():  # (what [^\W_] matches)
+        return "x" if zone else "l"
+    return "z" if zone else " "
+
+
+class _MaskTable(dict):  # type: ignore[type-arg]
+    """``str.translate`` table for non-ASCII text: classifies each character the first time it is seen."""
+
+    def __missing__(self, code: int) -> str:
+        found = _mask_class(chr(code))
+        if len(self) < 65536:
+            self[code] = found
+        return found
+
+
+_MASK_TABLE = _MaskTable()
+
+
+def _mask(text: str) -> bytes:
+    """The digit / phone mask of ``text`` (see ``_Scan``), one byte per character."""
+    global _MASK_ASCII
+    if not _MASK_ASCII:
+        _MASK_ASCII = "".join(_mask_class(chr(c)) for c in range(128)).encode("ascii") + b" " * 128
+    if text.isascii():
+        return text.encode("ascii").translate(_MASK_ASCII)
+    others = [m.start() for m in _NON_ASCII.finditer(text)]
+    if len(others) * 8 > len(text):
+        return text.translate(_MASK_TABLE).encode("ascii")
+    # a few characters beyond ASCII (accents in names, a dash): '?' stands in for them, then each is classified
+    mask = bytearray(text.encode("ascii", "replace").translate(_MASK_ASCII))
+    table = _MASK_TABLE
+    for i in others:
+        mask[i] = ord(table[ord(text[i])])
+    return bytes(mask)
 
 
 def _finditer_window(pattern: re.Pattern[str], text: str, start: int, end: int) -> Iterable[re.Match[str]]:
@@ -855,26 +1013,22 @@ _EMAIL_DOMAIN = re.compile(r"\w+(?:-+\w+)*(?:\.\w+(?:-+\w+)*)+\b", _F)
 # match at its start has none further in (every match from later in the run is reachable from its start).
 _URL_PATTERNS: tuple[tuple[str, re.Pattern[str], float], ...] = ()
 _URL_DOT_LETTER = re.compile(r"\.[a-z]", _F)
-_URL_RUN_CHAR = re.compile(r"[a-z0-9.\-]", _F)
 _URL_RUN_END = re.compile(r"[a-z0-9.\-]*", _F)
-_URL_ASCII = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 
 
 def _url_runs(text: str) -> list[tuple[int, int]]:
     """The maximal runs of [a-z0-9.-] (case-insensitive) that contain '.' followed by a letter, in order."""
     runs: list[tuple[int, int]] = []
     last_end = -1
+    reverse = ""
+    n = len(text)
     for m in _URL_DOT_LETTER.finditer(text):
         q = m.start()
         if q < last_end:
             continue
-        start = q
-        while start > 0:
-            c = text[start - 1]
-            if c in _URL_ASCII or (c >= "\x80" and _URL_RUN_CHAR.match(c)):
-                start -= 1
-            else:
-                break
+        if not reverse:
+            reverse = text[::-1]
+        start = q - (_URL_RUN_END.match(reverse, n - q).end() - (n - q))
         end = _URL_RUN_END.match(text, q).end()
         runs.append((start, end))
         last_end = end
@@ -889,22 +1043,31 @@ def _url_compiled() -> tuple[tuple[str, re.Pattern[str], float], ...]:
 
 
 def _urls(scan: _Scan) -> list[_R]:
+    """Presidio's four URL patterns. Each match holds a host, a run of [a-z0-9.-] with '.' and a TLD, so there is
+    none without such a run (``_url_runs``); a quoted match starts at the quote right before a run (or before
+    "http(s)://" right before one), so it is tried only there."""
     text = scan.text
+    runs = _url_runs(text)
+    if not runs:
+        return []
     out: list[_R] = []
     (_, standard, s_std), (_, non_schema, s_non), (_, quoted, s_q), (_, quoted_non, s_qn) = _url_compiled()
     if "://" in text:
         out += [_R("URL", m.start(), m.end(), s_std, "url") for m in standard.finditer(text)]
     if '"' in text or "'" in text:
-        out += [_R("URL", m.start(), m.end(), s_q, "url") for m in quoted.finditer(text)]
-        out += [_R("URL", m.start(), m.end(), s_qn, "url") for m in quoted_non.finditer(text)]
+        schema_quotes = sorted(q for p, _ in runs for q in (p - 9, p - 8) if q >= 0 and text[q] in "\"'"
+                               and text.startswith("://", p - 3))
+        out += [_R("URL", m.start(), m.end(), s_q, "url") for m in _matches_at(quoted, text, schema_quotes)]
+        plain_quotes = [p - 1 for p, _ in runs if p > 0 and text[p - 1] in "\"'"]
+        out += [_R("URL", m.start(), m.end(), s_qn, "url") for m in _matches_at(quoted_non, text, plain_quotes)]
     pos = 0
-    for p, run_end in _url_runs(text):
+    for p, run_end in runs:
         if run_end <= pos:
             continue
         p = max(p, pos)
         if run_end - p <= 254:
             # every '.'+TLD of the run is within reach of its start: one try there (and after each match)
-            while p < run_end:
+            while p < run_end and _tld_dot(text, p + 1, run_end):
                 m = non_schema.match(text, p)
                 if m is None:
                     break
@@ -916,6 +1079,19 @@ def _urls(scan: _Scan) -> list[_R]:
     return out
 
 
+def _tld_dot(text: str, start: int, end: int) -> bool:
+    """Whether a '.' in ``text[start:end]`` is followed by two characters that can begin a TLD of the pattern
+    (every TLD has two letters or more; characters beyond ASCII are given the benefit of the doubt)."""
+    q = text.find(".", start, end)
+    while q >= 0:
+        pair = text[q + 1:q + 3]
+        if not pair.isascii() or pair.lower() in _TLD_PAIRS:
+            return True
+        q = text.find(".", q + 1, end)
+    return False
+
+
+_TLD_PAIRS = frozenset(t[:2] for t in _URL_TLDS)
 _TLD_AT: re.Pattern[str] | None = None
 
 
@@ -964,11 +1140,14 @@ def _urls_in_long_run(text: str, p: int, run_end: int, non_schema: re.Pattern[st
 # runs (the class is a subset of [^\W_], so a match never leaves such a run).
 _CRYPTO = re.compile(_CRYPTO_RX, _F)
 _LONG_ALNUM = re.compile(r"(?<![^\W_])[^\W_]{26,}")
+_LONG_ALNUM_MASK = b"a" * 26
 
 
 def _crypto(scan: _Scan) -> list[_R]:
     text = scan.text
-    out = []
+    out: list[_R] = []
+    if _LONG_ALNUM_MASK not in scan.mask.translate(_MASK_ALNUM):
+        return out  # no run of 26 letters or digits: no address
     for chunk_start, chunk_end in scan.long_chunks(26):
         for run in _LONG_ALNUM.finditer(text, chunk_start, chunk_end):
             for m in _CRYPTO.finditer(text, run.start(), run.end()):
@@ -986,9 +1165,8 @@ def _ibans(scan: _Scan) -> list[_R]:
     text = scan.text
     out: list[_R] = []
     pos = 0
-    for start, _ in scan.digit_runs():
-        s = start - 2
-        if s < pos or not ("A" <= text[s] <= "Z" and "A" <= text[s + 1] <= "Z"):
+    for s in scan.iban_starts():  # a match starts with two capitals right before a digit run
+        if s < pos:
             continue
         m = _IBAN.match(text, s)
         if m is None:
@@ -1012,16 +1190,25 @@ _CARD = re.compile(_CREDIT_CARD_RX, _F)
 _IPS = tuple((name, re.compile(rx, _F), score) for name, rx, score in _IP_PATTERNS)
 
 
-_SSN_ANY = re.compile(r"[0-9]{3}(?:[0-9]{2}-?|-[0-9]{2}|[- .][0-9]{2}[- .])[0-9]{4}")  # any of the 5, unanchored
+_SSN_SHAPED = tuple((rx, score, needed, k == 4) for k, ((rx, score), needed) in enumerate(zip(
+    _SSN, ("00000-0000", "000-000000", "000-00-0000", "000000000", "000-00-0000"))))
+_DIGIT_SHAPE = {ord(d): "0" for d in "123456789"}  # (the SSN patterns use [0-9]: other digits never match)
+_SSN_SEPARATORS = {ord(" "): "-", ord("."): "-"}
 
 
 def _ssns(scan: _Scan, allow_samples: bool) -> list[_R]:
     text = scan.text
     out = []
-    for start, end in scan.digit_runs():
-        if end - start < 9 or not _SSN_ANY.search(text, start, end):
+    for start, end in scan.long_runs():
+        if end - start < 9:
             continue
-        for rx, score in _SSN:
+        # each pattern needs its digit groups in the run: 00000-0000, 000-000000, 000-00-0000, 000000000 and
+        # 000[- .]00[- .]0000 (digits shown as 0)
+        shape = text[start:end].translate(_DIGIT_SHAPE)
+        spaced = shape.translate(_SSN_SEPARATORS)
+        for rx, score, needed, in_spaced in _SSN_SHAPED:
+            if needed not in (spaced if in_spaced else shape):
+                continue
             for m in _finditer_window(rx, text, start, end):
                 if ssn_valid(m.group(), allow_samples=allow_samples):
                     out.append(_R("US_SSN", m.start(), m.end(), score, "ssn"))
@@ -1031,7 +1218,7 @@ def _ssns(scan: _Scan, allow_samples: bool) -> list[_R]:
 def _cards(scan: _Scan) -> list[_R]:
     text = scan.text
     out = []
-    for start, end in scan.digit_runs():
+    for start, end in scan.long_runs():
         if end - start < 13:
             continue
         for m in _finditer_window(_CARD, text, start, end):
@@ -1041,59 +1228,147 @@ def _cards(scan: _Scan) -> list[_R]:
 
 
 def _ips(scan: _Scan) -> list[_R]:
+    """IPv4 within digit runs with 3 dots; IPv6 within the stretches of characters an IPv6 match can hold (hex,
+    ':', '.', '%' zone ids, '/' prefixes) that hold '::' or 6 colons (every IPv6 pattern needs one or the other),
+    each searched on its own, with two characters after it visible to the patterns' lookaheads."""
     text = scan.text
     out = []
     (_, mapped, s1), (_, embedded, s2), (_, v4, s3), (_, v6, s4), (_, unspecified, s5) = _IPS
-    for start, end in scan.digit_runs():
-        if end - start < 7 or text.count(".", start, end) < 3:
+    for start, end in scan.long_runs():
+        if text.count(".", start, end) < 3:
             continue
         for m in _finditer_window(v4, text, start, end):
             if ip_valid(m.group()):
                 out.append(_R("IP_ADDRESS", m.start(), m.end(), s3, "ip"))
-    if "::" in text or _six_close_colons(text):  # every IPv6 pattern needs '::' or 6 colons within 30 characters
+    if "::" not in text and not _six_close_colons(text):
+        return out
+    for start, end in _ipv6_runs(text):
+        stop = min(len(text), end + 2)
         for rx, score in ((mapped, s1), (embedded, s2), (v6, s4), (unspecified, s5)):
-            for m in rx.finditer(text):
-                if ip_valid(m.group()):
+            for m in rx.finditer(text, start, stop):
+                if m.start() < end and ip_valid(m.group()):
                     out.append(_R("IP_ADDRESS", m.start(), m.end(), score, "ip"))
     return out
 
 
 def _six_close_colons(text: str) -> bool:
-    positions: list[int] = []
+    """Whether 6 colons follow each other at most 5 characters apart: what an IPv6 address without '::' holds
+    (its groups have 1 to 4 hex digits)."""
+    if text.count(":") < 6:
+        return False
+    positions = [m.start() for m in _COLON.finditer(text)]
+    run = 1
+    for a, b in zip(positions, positions[1:]):
+        run = run + 1 if b - a <= 5 else 1
+        if run == 6:
+            return True
+    return False
+
+
+_COLON = re.compile(":")
+
+
+def _ipv6_runs(text: str) -> list[tuple[int, int]]:
+    """The maximal runs of ``_IPV6_CHARS`` that hold '::' or at least 6 colons, in order."""
+    runs = []
+    reverse = ""
+    n = len(text)
     i = text.find(":")
     while i >= 0:
-        positions.append(i)
-        if len(positions) >= 6 and i - positions[-6] <= 30:
-            return True
-        i = text.find(":", i + 1)
-    return False
+        if ((i == 0 or text[i - 1] not in _IPV6_ASCII) and (i + 1 == n or text[i + 1] not in _IPV6_ASCII)
+                and text[max(0, i - 1):i + 2].isascii()):
+            i = text.find(":", i + 1)  # a lone colon (as in JSON's "key": value): its run is just itself
+            continue
+        if not reverse:
+            reverse = text[::-1]
+        start = i - (_IPV6_CHARS.match(reverse, n - i).end() - (n - i))
+        end = _IPV6_CHARS.match(text, i).end()
+        if text.find("::", start, end) >= 0 or text.count(":", start, end) >= 6:
+            runs.append((start, end))
+        i = text.find(":", end)
+    return runs
+
+
+_IPV6_CHARS = re.compile(r"[0-9a-z:.%/]*", _F)  # what an IPv6 match (zone ids, prefixes, embedded IPv4) holds
+_IPV6_ASCII = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ:.%/")
 
 
 _SECRET_COMPILED: dict[str, tuple[tuple[re.Pattern[str], float], ...]] = {}
 
 
 def _secrets(scan: _Scan, recognizer: SecretRecognizer) -> list[_R]:
-    haystack = scan.lower if recognizer.fold else scan.text
-    found = [i for i in (haystack.find(literal) for literal in recognizer.literals) if i >= 0]
-    if not found:
+    """``finditer`` of the recognizer's patterns, tried only where a match can start: every match starts with
+    one of its literals (case-insensitively for ``fold``), so the patterns are matched at the literals'
+    occurrences, in order, each search resuming after the previous match, as ``finditer`` does."""
+    if recognizer.fold:
+        haystack = scan.folded
+        if haystack is None:  # lower-casing moved characters: scan the text itself
+            scan.secret_hits.add(recognizer.entity)
+            return _secret_results(scan.text, recognizer, None)
+    else:
+        haystack = scan.text
+    starts: list[int] = []
+    for literal in recognizer.literals:
+        i = haystack.find(literal)
+        while i >= 0:
+            starts.append(i)
+            i = haystack.find(literal, i + 1)
+    if not starts:
         return []
-    # every pattern's match starts with one of its literals: scanning starts at the first one
-    pos = min(found) if len(haystack) == len(scan.text) else 0
+    scan.secret_hits.add(recognizer.entity)
+    starts.sort()
+    return _secret_results(scan.text, recognizer, starts)
+
+
+def _common_substring(literals: Sequence[str]) -> str:
+    """The longest substring all of ``literals`` hold ('' if none)."""
+    first = min(literals, key=len)
+    for size in range(len(first), 0, -1):
+        for k in range(len(first) - size + 1):
+            part = first[k:k + size]
+            if all(part in literal for literal in literals):
+                return part
+    return ""
+
+
+_SECRET_PLAN: tuple[tuple[SecretRecognizer, str], ...] = tuple(
+    (r, _common_substring(r.literals)) for r in SECRET_RECOGNIZERS)  # (recognizer, gate)
+
+
+def _secret_results(text: str, recognizer: SecretRecognizer, starts: list[int] | None) -> list[_R]:
     compiled = _SECRET_COMPILED.get(recognizer.entity)
     if compiled is None:
         compiled = tuple((re.compile(f"(?:{p.prefix})(?P<v>{p.value})", re.DOTALL | re.MULTILINE), p.score)
                          for p in recognizer.patterns)
         _SECRET_COMPILED[recognizer.entity] = compiled
     out = []
-    text = scan.text
     validator = recognizer.validator
+    entity = recognizer.entity
     for rx, score in compiled:
-        for m in rx.finditer(text, pos):
+        if starts is None:
+            matches: Iterable[re.Match[str]] = rx.finditer(text)
+        else:
+            matches = _matches_at(rx, text, starts)
+        for m in matches:
             start, end = m.span("v")
             if validator is None:
-                out.append(_R(recognizer.entity, start, end, score, recognizer.entity))
+                out.append(_R(entity, start, end, score, entity))
             elif validator(text[start:end]):
-                out.append(_R(recognizer.entity, start, end, 1.0, recognizer.entity))
+                out.append(_R(entity, start, end, 1.0, entity))
+    return out
+
+
+def _matches_at(rx: re.Pattern[str], text: str, starts: list[int]) -> list[re.Match[str]]:
+    """What ``rx.finditer(text)`` returns when every match of ``rx`` starts at one of ``starts`` (ascending)."""
+    out = []
+    resume = 0
+    for i in starts:
+        if i < resume:
+            continue
+        m = rx.match(text, i)
+        if m is not None:
+            out.append(m)
+            resume = m.end() if m.end() > i else i + 1
     return out
 
 
@@ -1157,6 +1432,16 @@ _PH_INNER_NEEDS: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
     (_PH_INNER_MATCHES[4], lambda c: "." in c),
     (_PH_INNER_MATCHES[5], lambda c: any(ch.isspace() for ch in c)),
 )
+# the same for a plain candidate (ASCII digits and " .-()/[]+" only): its only whitespace is ' ', it has no wide
+# hyphen, and what _trim_unwanted_end removes from its end are the characters of _PLAIN_NON_WORD
+_PH_PLAIN_INNER: tuple[tuple[re.Pattern[str], Callable[[str], bool]], ...] = (
+    (_PH_INNER_MATCHES[0], lambda c: "/" in c),
+    (_PH_INNER_MATCHES[1], lambda c: "(" in c),
+    (_PH_INNER_MATCHES[2], lambda c: " -" in c or "- " in c),
+    (_PH_INNER_MATCHES[4], lambda c: "." in c),
+    (_PH_INNER_MATCHES[5], lambda c: " " in c),
+)
+_PLAIN_NON_WORD = " .-()/[]+"
 _PH_LEAD_PATTERN = re.compile(_PH_LEAD_CLASS)
 _PH_SECOND_NUMBER_START = re.compile("[\\\\/] *x")
 _PH_UNWANTED_END_CHARS = re.compile("(?u)(?:_|[^#\\w])+$")
@@ -1204,7 +1489,7 @@ class _Meta:
 
     __slots__ = ("cc", "idd", "npp", "transform", "general", "types", "leading_digits", "same_mobile_fixed",
                  "formats", "shortest_own_number", "own_quick", "idd_first", "np_required", "np_free",
-                 "_special", "_fixed", "_mobile")
+                 "_special", "_fixed", "_mobile", "_types_by_length", "_format_chooser", "prefix_rule_formats")
 
     def __init__(self, raw: tuple[Any, ...]) -> None:
         cc, idd, npp, transform, general, types, leading, same, formats = raw
@@ -1221,6 +1506,8 @@ class _Meta:
                              for p, ld, rule, optional in formats or ())
         *special, self._fixed, self._mobile = self.types
         self._special = tuple(d for d in special if d is not None)
+        self._types_by_length: dict[int, re.Pattern[str] | None] = {}
+        self._format_chooser: re.Pattern[str] | None = None
         # the shortest national number any region of this calling code accepts (a number is valid only when one
         # of the type descriptions matches, lengths included), provided national-prefix handling can only shorten
         # a number (no transform rule, or one that keeps a captured group); else 0 (no shortcut)
@@ -1244,26 +1531,42 @@ class _Meta:
         free: list[str] = []
         main = _PHONE_CC_REGIONS.get(cc, ("",))[0]
         main_raw = _PHONE_META.get(f"001/{cc}" if main == "001" else main)
+        rule_formats: list[tuple[str | None, str, bool]] = []
         for pattern, leading, rule, optional in (main_raw[8] or ()) if main_raw else ():
             alternative = (f"(?={leading})" if leading else "") + f"(?:{pattern})"
-            if rule and not optional and not _PH_FIRST_GROUP_ONLY_PREFIX.fullmatch(rule):
-                required.append(alternative)
-            else:
-                free.append(alternative)
+            wants_prefix = bool(rule and not optional and not _PH_FIRST_GROUP_ONLY_PREFIX.fullmatch(rule))
+            (required if wants_prefix else free).append(alternative)
+            rule_formats.append((leading, pattern, wants_prefix))
+        self.prefix_rule_formats: tuple[tuple[str | None, str, bool], ...] = tuple(rule_formats)
         self.np_required = re.compile("|".join(required)) if required else None
         self.np_free = re.compile("|".join(free)) if free else None
         self.shortest_own_number: int = shortest
 
     def is_valid_nsn(self, nsn: str) -> bool:
-        """``_number_type_helper(nsn, metadata) != UNKNOWN``."""
+        """``_number_type_helper(nsn, metadata) != UNKNOWN``: the general description matches, and one of the
+        number types does (only whether one does matters here, so the types that accept the length are tried as
+        one pattern)."""
         if not _matches_desc(nsn, self.general):
             return False
-        for desc in self._special:
-            if _matches_desc(nsn, desc):
-                return True
-        if _matches_desc(nsn, self._fixed):
-            return True
-        return not self.same_mobile_fixed and _matches_desc(nsn, self._mobile)
+        n = len(nsn)
+        if n not in self._types_by_length:
+            descs = [*self._special, self._fixed, *(() if self.same_mobile_fixed else (self._mobile,))]
+            patterns = [d.pattern.pattern for d in descs if d is not None and (not d.lengths or n in d.lengths)]
+            self._types_by_length[n] = re.compile("|".join(f"(?:{p})" for p in patterns)) if patterns else None
+        rx = self._types_by_length[n]
+        return rx is not None and rx.fullmatch(nsn) is not None
+
+    def choose_format(self, nsn: str) -> _Format | None:
+        """``_choose_formatting_pattern_for_number``: the first format whose leading digits and pattern match
+        (the formats as one pattern, each alternative ending in a named empty group that says which it was)."""
+        if not self.formats:
+            return None
+        if self._format_chooser is None:
+            self._format_chooser = re.compile("|".join(
+                (f"(?={f.leading_digits.pattern})" if f.leading_digits is not None else "")
+                + f"(?:{f.pattern.pattern})\\Z(?P<f{i}>)" for i, f in enumerate(self.formats)))
+        m = self._format_chooser.match(nsn)
+        return None if m is None else self.formats[int((m.lastgroup or "f0")[1:])]
 
 
 def _shortest_valid(raw: tuple[Any, ...]) -> int:
@@ -1553,8 +1856,7 @@ def _is_valid_number(num: _PhoneNumber) -> bool:
                     region = candidate
                     break
             elif meta.is_valid_nsn(num.nsn):
-                region = candidate
-                break
+                return meta.cc == num.cc  # (what the check below would find again)
         if region is None:
             return False
     meta = _meta_for_cc(num.cc, region)
@@ -1569,18 +1871,20 @@ def _national_prefix_present_if_required(num: _PhoneNumber) -> bool:
     meta = _meta_for_cc(num.cc, _PHONE_CC_REGIONS[num.cc][0])
     if meta is None:
         return True
-    for fmt in meta.formats:  # _choose_formatting_pattern_for_number
-        if (fmt.leading_digits is None or fmt.leading_digits.match(num.nsn)) and fmt.pattern.fullmatch(num.nsn):
-            rule = fmt.national_prefix_formatting_rule
-            if not rule or fmt.national_prefix_optional:
-                return True
-            if _PH_FIRST_GROUP_ONLY_PREFIX.fullmatch(rule):
-                return True
-            return _strip_national_prefix(_normalize_digits_only(num.raw), meta)[1]
-    return True
+    fmt = meta.choose_format(num.nsn)
+    if fmt is None:
+        return True
+    rule = fmt.national_prefix_formatting_rule
+    if not rule or fmt.national_prefix_optional:
+        return True
+    if _PH_FIRST_GROUP_ONLY_PREFIX.fullmatch(rule):
+        return True
+    return _strip_national_prefix(_normalize_digits_only(num.raw), meta)[1]
 
 
 def _contains_only_valid_x_chars(num: _PhoneNumber, candidate: str) -> bool:
+    if "x" not in candidate and "X" not in candidate:
+        return True
     i = 0
     while i < len(candidate) - 1:
         if candidate[i] in "xX":
@@ -1632,7 +1936,8 @@ class _PhoneMatcher:
     the parse, and the parse of numbers written with ``+``) is computed once and shared by the regions; a cheap
     necessary condition per region skips the full parse of most national-format candidates."""
 
-    __slots__ = ("text", "regions", "_groups", "_candidates", "_subs", "_verified", "_pre", "_plans")
+    __slots__ = ("text", "regions", "_groups", "_candidates", "_subs", "_verified", "_pre", "_plans",
+                 "_checked", "_possible")
 
     def __init__(self, text: str, regions: Sequence[str]) -> None:
         self.text = text
@@ -1642,7 +1947,9 @@ class _PhoneMatcher:
         self._candidates: dict[int, tuple[int, str] | None] = {}
         self._subs: dict[tuple[int, str], tuple[tuple[int, str, frozenset[str]], ...]] = {}
         self._verified: dict[tuple[str, str], bool] = {}
+        self._checked: dict[_PhoneNumber, bool] = {}
         self._pre: dict[str, _PreParsed] = {}
+        self._possible: dict[str, frozenset[str]] = {}
 
     def find(self, region: str, begin: int = 0, stop: int | None = None) -> list[tuple[int, int]]:
         """``PhoneNumberMatcher(text, region, leniency=VALID)``'s matches as (start, end); from ``begin`` (where
@@ -1665,6 +1972,10 @@ class _PhoneMatcher:
                     break
         return out
 
+    def has_candidates(self, begin: int, stop: int | None = None) -> bool:
+        """Whether ``find(region, begin, stop)`` has anything to parse, for any region."""
+        return bool(self._plan(begin, stop))
+
     def _plan(self, index: int,
               stop: int | None = None) -> list[tuple[int, str, tuple[tuple[int, str, frozenset[str]], ...]]]:
         """The candidates from ``index`` on (those starting before ``stop``), as long as none of them matches
@@ -1675,10 +1986,11 @@ class _PhoneMatcher:
             plan = []
             i = index
             text = self.text
+            endpos = len(text) if stop is None else stop  # (a zone's end: no candidate crosses it)
             while True:
                 # finditer walks the candidates exactly as the matcher does (each search resumes at the end of
                 # the previous one) until a candidate is cut short at a second number ("…/x…")
-                for m in _PH_PATTERN.finditer(text, i):
+                for m in _PH_PATTERN.finditer(text, i, endpos):
                     start, candidate = m.start(), m.group()
                     if stop is not None and start >= stop:
                         break
@@ -1692,7 +2004,7 @@ class _PhoneMatcher:
                     break
                 if stop is not None and start >= stop:
                     break
-                found = self._candidate(start)  # the cut candidate, then go on after it
+                found = self._candidate(start, endpos)  # the cut candidate, then go on after it
                 if found is None:  # pragma: no cover - a match was found at this very position
                     break
                 start, candidate = found
@@ -1703,15 +2015,15 @@ class _PhoneMatcher:
             self._plans[key] = plan
         return plan
 
-    def _candidate(self, index: int) -> tuple[int, str] | None:
+    def _candidate(self, index: int, endpos: int) -> tuple[int, str] | None:
         if index in self._candidates:
             return self._candidates[index]
         text = self.text
-        digit = _ANY_DIGIT.search(text, index)
+        digit = _ANY_DIGIT.search(text, index, endpos)
         found = None
         if digit is not None:
             # a match starts at most 10 characters (two lead groups) before its first digit
-            m = _PH_PATTERN.search(text, max(index, digit.start() - 10))
+            m = _PH_PATTERN.search(text, max(index, digit.start() - 10), endpos)
             if m is not None:
                 candidate = m.group()
                 if "/" in candidate or "\\" in candidate:
@@ -1730,51 +2042,81 @@ class _PhoneMatcher:
         subs = self._subs.get(key)
         if subs is not None:
             return subs
-        tries: list[tuple[int, str]] = []
         if not _has_min_digits(candidate):  # its inner matches have even fewer digits
             self._subs[key] = ()
             return ()
+        tries: list[tuple[int, str]] = []
         if not ("/" in candidate and _PH_SLASH_SEPARATED_DATES.search(candidate)) and not (
                 " " in candidate and _PH_TIME_STAMPS.search(candidate)
                 and _PH_TIME_STAMPS_SUFFIX.match(self.text, offset + len(candidate))):
             tries.append((offset, candidate))
-            for inner, needed in _PH_INNER_NEEDS:
+            plain = not candidate.translate(_PLAIN_NUMBER_CHARS)
+            for inner, needed in (_PH_PLAIN_INNER if plain else _PH_INNER_NEEDS):
                 if not needed(candidate):
                     continue  # the pattern cannot match without these characters
                 group_match = inner.search(candidate)
                 first = True
                 while group_match:
                     if first:
-                        tries.append((offset, _trim_unwanted_end(candidate[:group_match.start()])))
+                        before = candidate[:group_match.start()]
+                        tries.append((offset,
+                                      before.rstrip(_PLAIN_NON_WORD) if plain else _trim_unwanted_end(before)))
                         first = False
-                    tries.append((offset + group_match.start(1), _trim_unwanted_end(group_match.group(1))))
+                    inside = group_match.group(1)
+                    tries.append((offset + group_match.start(1),
+                                  inside.rstrip(_PLAIN_NON_WORD) if plain else _trim_unwanted_end(inside)))
                     group_match = inner.search(candidate, group_match.start() + 1)
         kept = []
-        for sub_offset, sub in tries:
-            if not self._plausible(sub, sub_offset):
-                continue
-            pre = self._pre.get(sub)
-            if pre is None:
-                parsed = _preparse(sub)
-                if parsed is None:
-                    continue  # parse raises whatever the region
-                pre = self._pre[sub] = parsed
-            if pre.plus:
-                possible = frozenset(self.regions)
-            else:
-                digits = pre.digits
-                n, first = len(digits), digits[:1]
-                allowed: list[str] = []
-                for same, group, shortest, idd_first in self._groups:
-                    if n < shortest and idd_first is not None and first not in idd_first:
-                        continue  # too short for a national number, and no IDD (see _maybe_national)
-                    if _maybe_national(digits, same, pre.plain):
-                        allowed.extend(group)
-                possible = frozenset(allowed)
-            if possible:
+        for i, (sub_offset, sub) in enumerate(tries):
+            if (sub_offset, sub) in tries[:i]:
+                continue  # the same try again (an inner match equal to the whole one): the same outcome
+            possible = self._possible.get(sub)
+            if possible is None:
+                possible = self._possible[sub] = self._regions_for(sub)
+            if possible and self._plausible(sub, sub_offset):
                 kept.append((sub_offset, sub, possible))
         subs = self._subs[key] = tuple(kept)
         return subs
+
+    def _regions_for(self, sub: str) -> frozenset[str]:
+        """The regions where ``sub`` may be a valid number (none when it does not parse). Numbers written with
+        '+' may be valid anywhere; for the others ``_maybe_national`` decides per group of regions; for a plain
+        number (ASCII digits and `` .-()/[]`` only) all the groups are asked at once (``_national_groups``),
+        before anything else, since most candidates are no number in any region."""
+        digits = sub.translate(_NUMBER_SEPARATORS)
+        if digits.isascii() and digits.isdigit():
+            if len(digits) < _PHONE_MIN_DIGITS:
+                return _NO_REGIONS
+            accept = _national_filter(self.regions)  # any group at all: one quick test rejects most
+            if accept is not None and accept.match(digits) is None:
+                return _NO_REGIONS
+            rx, names = _national_groups(self.regions)
+            m = rx.match(digits)
+            allowed = [region for name, group in names if m.group(name) is not None for region in group]
+            if not allowed:
+                return _NO_REGIONS
+            if len(sub) > 250:
+                return _NO_REGIONS  # (parse refuses it)
+            national = sub.lstrip(" .-()/[]").rstrip(" .-()/[]")  # _extract_possible_number, plain
+            self._pre[sub] = _PreParsed(national, None, False, digits, True)
+            return frozenset(allowed)
+        pre = self._pre.get(sub)
+        if pre is None:
+            parsed = _preparse(sub)
+            if parsed is None:
+                return _NO_REGIONS  # parse raises whatever the region
+            pre = self._pre[sub] = parsed
+        if pre.plus:
+            return frozenset(self.regions)
+        digits = pre.digits
+        n, first = len(digits), digits[:1]
+        found: list[str] = []
+        for same, group, shortest, idd_first in self._groups:
+            if n < shortest and idd_first is not None and first not in idd_first:
+                continue  # too short for a national number, and no IDD (see _maybe_national)
+            if _maybe_national(digits, same, pre.plain):
+                found.extend(group)
+        return frozenset(found)
 
     def _verify(self, candidate: str, region: str) -> bool:
         """``parse`` + ``_verify`` at leniency VALID. A number whose calling code came after a '+' does not depend
@@ -1785,9 +2127,15 @@ class _PhoneMatcher:
             ok = verified.get((candidate, region))
             if ok is None:
                 num = _parse(candidate, region, self._pre[candidate])
-                ok = bool(num is not None and _is_valid_number(num)
-                          and _contains_only_valid_x_chars(num, candidate)
-                          and _national_prefix_present_if_required(num))
+                if num is None:
+                    ok = False
+                else:
+                    # the rest depends on the parse only (US and CA often parse a number alike)
+                    ok = self._checked.get(num)
+                    if ok is None:
+                        ok = self._checked[num] = (_is_valid_number(num)
+                                                   and _contains_only_valid_x_chars(num, candidate)
+                                                   and _national_prefix_present_if_required(num))
                 verified[(candidate, "+" if num is not None and num.source == _FROM_PLUS else region)] = ok
         return ok
 
@@ -1833,6 +2181,60 @@ def _region_groups(regions: tuple[str, ...]) -> tuple[_RegionGroup, ...]:
                         (meta.idd_first if meta.idd is not None else frozenset()) if meta else None))
         groups = _GROUPS[regions] = tuple(out)
     return groups
+
+
+_NUMBER_SEPARATORS = {ord(c): None for c in " .-()/[]"}  # what a plain number holds besides digits and '+'
+_NO_REGIONS: frozenset[str] = frozenset()
+
+
+_NATIONAL_FILTERS: dict[tuple[str, ...], re.Pattern[str] | None] = {}
+
+
+def _national_filter(regions: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The conditions of ``_national_groups`` as alternatives: its ``match`` succeeds when one group accepts the
+    digits, and stops at the first that does (None: a group accepts anything)."""
+    if regions not in _NATIONAL_FILTERS:
+        conditions = [c for _, _, c in _national_conditions(regions)]
+        _NATIONAL_FILTERS[regions] = None if not all(conditions) else re.compile("|".join(conditions) or "(?!)")
+    return _NATIONAL_FILTERS[regions]
+
+
+def _national_conditions(regions: tuple[str, ...]) -> list[tuple[str, tuple[str, ...], str]]:
+    """Per region group: (name, its regions, ``_maybe_national(digits, group, plain=True)`` as lookaheads: its
+    IDD; or the shortest length, ``own_quick`` and the national-prefix rule; '' when it accepts anything)."""
+    out = []
+    for k, (representative, group, _, _) in enumerate(_region_groups(regions)):
+        meta = _meta(representative)
+        if meta is None:
+            continue  # _maybe_national: False
+        national = f"(?=\\d{{{meta.shortest_own_number}}})" if meta.shortest_own_number else ""
+        if meta.own_quick is not None:
+            national += f"(?=(?:{meta.own_quick.pattern})\\Z)"
+        if meta.np_required is not None:
+            options = [f"(?={meta.npp.pattern})"] if meta.npp is not None else []
+            options += [f"(?={meta.cc})", f"(?!(?:{meta.np_required.pattern})\\Z)"]
+            if meta.np_free is not None:
+                options.append(f"(?=(?:{meta.np_free.pattern})\\Z)")
+            national += "(?:" + "|".join(options) + ")"
+        condition = ("|".join(([f"(?={meta.idd.pattern})"] if meta.idd is not None else []) + [national])
+                     if national else "")
+        out.append((f"g{k}", group, condition))
+    return out
+
+
+def _national_groups(regions: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """One pattern that evaluates ``_maybe_national(digits, group, plain=True)`` for every region group at once:
+    each group's conditions (``_national_conditions``) followed by an empty named group that is set when they
+    hold (``(?:conditions(?P<gN>)|)``: the match always succeeds). Returns the pattern and (name, regions)."""
+    found = _NATIONAL_GROUPS.get(regions)
+    if found is None:
+        conditions = _national_conditions(regions)
+        parts = [f"(?:(?:{c})(?P<{name}>)|)" for name, _, c in conditions]
+        found = _NATIONAL_GROUPS[regions] = (re.compile("".join(parts)), tuple((n, g) for n, g, _ in conditions))
+    return found
+
+
+_NATIONAL_GROUPS: dict[tuple[str, ...], tuple[re.Pattern[str], tuple[tuple[str, tuple[str, ...]], ...]]] = {}
 
 
 def _maybe_national(digits: str, region: str, plain: bool) -> bool:
@@ -1954,10 +2356,19 @@ class _Zones:
             self._windows[kind] = found
         return found
 
-    def may_hold(self, entity: str) -> bool:
-        kind, test = _ZONE_TESTS[entity]
+    def suspects(self, wanted: frozenset[str]) -> frozenset[str]:
+        """The entities of ``wanted`` whose zone test (``_ZONE_TESTS``) holds for a zone next to a placeholder
+        (every zone is cut out once)."""
         text = self.text
-        return any(test(text[a:b]) for a, b in self.windows(kind))
+        out = []
+        for kind, entities in _ZONE_KINDS:
+            asked = [e for e in entities if e in wanted]
+            if not asked:
+                continue
+            zones = [text[a:b] for a, b in self.windows(kind)]
+            if zones:
+                out.extend(e for e in asked if any(map(_ZONE_TESTS[e][1], zones)))
+        return frozenset(out)
 
     def phone(self, regions: Sequence[str]) -> bool:
         """Whether the phone matcher finds a number in a candidate zone next to a placeholder: it can start at
@@ -1969,6 +2380,8 @@ class _Zones:
                 continue
             if matcher is None:
                 matcher = _PhoneMatcher(text, regions)
+            if not matcher.has_candidates(begin, stop):
+                continue
             if any(matcher.find(region, begin, stop) for region in regions):
                 return True
         return False
@@ -1987,6 +2400,8 @@ _ZONE_RUNS: dict[str, re.Pattern[str]] = {
         + "\uff45\uff58\uff54\uff4e\uff49]*", _PH_I),
 }
 _IBAN_START = re.compile(r"[A-Z]{2}[0-9]{2}")
+_ZONE_KINDS = (("digits", ("CREDIT_CARD", "US_SSN", "IBAN_CODE")),
+               ("word", ("IP_ADDRESS", "EMAIL_ADDRESS", "URL", "CRYPTO")))
 _ZONE_TESTS: dict[str, tuple[str, Callable[[str], bool]]] = {
     # what a zone must contain to hold a match at all
     "CREDIT_CARD": ("digits", lambda z: sum(map(str.isdigit, z)) >= 13),
@@ -2000,13 +2415,19 @@ _ZONE_TESTS: dict[str, tuple[str, Callable[[str], bool]]] = {
 
 
 def _phones(scan: _Scan, regions: Sequence[str]) -> list[_R]:
-    if not scan.digit_runs():
+    """The matcher's numbers over the regions, looked for only in the stretches that can hold one (see
+    ``_Scan.phone_zones``): each is walked on its own, as the matcher walks it within the whole text."""
+    zones = scan.phone_zones()
+    if not zones:
         return []
     matcher = _PhoneMatcher(scan.text, regions)
     spans: dict[tuple[int, int], None] = {}
-    for region in regions:
-        for span in matcher.find(region):
-            spans[span] = None
+    for begin, stop in zones:
+        if not matcher.has_candidates(begin, stop):
+            continue  # (most zones: nothing worth parsing in any region)
+        for region in regions:
+            for span in matcher.find(region, begin, stop):
+                spans[span] = None
     return [_R("PHONE_NUMBER", start, end, 0.4, "phone") for start, end in spans]
 
 
@@ -2031,17 +2452,23 @@ _TOKEN = re.compile(
 
 
 class _Context:
-    """Context words for the results of one text. A boost needs one of the entity's context words inside one of
-    the 6 keywords ending at the result's token, so nothing is tokenized when no such word occurs before the
-    result, and otherwise only back to the first occurrence (or until 6 keywords are found)."""
+    """Context words for the results of one text (Presidio: a result is boosted when one of its entity's words is
+    inside one of the 6 keywords ending at the result's token, or inside the first keyword from that token on).
 
-    __slots__ = ("text", "lower", "_first", "_windows")
+    Tokens never span whitespace, so the text is walked back from a result chunk by chunk: a chunk of letters
+    only is one token (the tokenizer's first alternative takes it whole), anything else is tokenized on its own,
+    and a whitespace run other than one space is a token too. The walk stops at the 6th keyword, or where no
+    context word occurs any further back."""
+
+    __slots__ = ("text", "lower", "_aligned", "_first", "_forward", "_reverse")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lower = text.lower()
+        self._aligned = len(self.lower) == len(text)  # (else offsets in ``lower`` are not offsets in ``text``)
         self._first: dict[str, int] = {}
-        self._windows: dict[int, tuple[int, list[str]]] = {}
+        self._forward: dict[int, tuple[str | None, bool]] = {}
+        self._reverse = ""
 
     def boosted(self, entity: str, start: int) -> bool:
         words = _CONTEXT.get(entity)
@@ -2050,66 +2477,111 @@ class _Context:
         first = self._first.get(entity)
         if first is None:
             found = [i for i in (self.lower.find(w) for w in words) if i >= 0]
-            first = self._first[entity] = min(found) if found and len(self.lower) == len(self.text) else (
-                0 if found else -1)
+            first = self._first[entity] = (min(found) if self._aligned else 0) if found else -1
         if first < 0:
             return False
-        return any(w in k for k in self._keywords(start, first) for w in words)
+        forward, own = self._keyword_from(start)
+        if forward is not None and any(w in forward for w in words):
+            return True
+        wanted = _CONTEXT_PREFIX_COUNT + (0 if own else 1)  # the result's own token counts among the 6
+        return self._before_holds(start, words, wanted, first)
 
-    def _keywords(self, start: int, first: int) -> list[str]:
-        """Presidio's context for a result at ``start``: the 6 keywords ending at the token that holds ``start``
-        (backwards), plus the first keyword from that token on (forwards: ``context_suffix_count`` is 0, but the
-        walk collects one keyword). Tokenized no further back than needed: 80, 160, 320… characters, or to
-        ``first``, the first occurrence of a context word (no keyword before it can hold one)."""
+    def _before_holds(self, start: int, words: tuple[str, ...], wanted: int, first: int) -> bool:
+        """Whether one of the last ``wanted`` keywords that end by ``start`` holds one of ``words``; no keyword
+        before the chunk of ``first`` (the first occurrence of a word) can."""
         text = self.text
-        limit = text.rfind(" ", 0, first) + 1 if first > 0 else 0  # a token boundary at or before ``first``
-        cached = self._windows.get(start)
-        if cached is not None and cached[0] <= limit:
-            return cached[1]
-        window = 80
-        while True:
-            # from a space at least ``window`` characters back (never after the result's own chunk), or ``limit``
-            lo = min(max(limit, text.rfind(" ", 0, max(0, start - window)) + 1), text.rfind(" ", 0, start) + 1)
-            tokens: list[str] = []  # before the result's token
-            forward = None  # the first keyword from the result's token on
-            own = False  # whether that is the result's token itself
-            for m in _TOKEN.finditer(text, lo):
-                token = m.group()
-                if m.lastgroup == "ws":
-                    if token == " ":
-                        continue
-                    if token[0] == " ":
-                        token = token[1:]
-                if m.end() <= start:
-                    tokens.append(token)
-                    continue
-                lemma = token.lower()
-                if _is_keyword(lemma):
-                    forward = lemma
-                    own = m.start() <= start
+        n = len(text)
+        if not self._reverse:
+            self._reverse = text[::-1]
+        reverse = self._reverse
+        chunk_start = start - len(_REVERSE_CHUNK.match(reverse, n - start).group())
+        count = 0
+        # the result's own chunk: its tokens before the result's token
+        tokens = []
+        if chunk_start < start:
+            for m in _TOKEN.finditer(text, chunk_start):
+                if m.end() > start:
                     break
-            out: list[str] = [] if forward is None else [forward]
-            wanted = _CONTEXT_PREFIX_COUNT + (0 if own else 1)  # the result's token counts among the 6
-            backward = 0
-            for token in reversed(tokens):
-                lemma = token.lower()
+                tokens.append(m)
+        for m in reversed(tokens):
+            lemma = _token_text(m).lower()
+            if lemma and _is_keyword(lemma):
+                if any(w in lemma for w in words):
+                    return True
+                count += 1
+                if count == wanted:
+                    return False
+        pos = chunk_start
+        while pos > 0 and pos > first:
+            m = _REVERSE_WS_CHUNK.match(reverse, n - pos)
+            space, chunk = m.group(1), m.group(2)
+            if space and space != " ":  # a whitespace token: a keyword, never holding a word
+                count += 1
+                if count == wanted:
+                    return False
+            end = pos - len(space)
+            pos = end - len(chunk)
+            if not chunk:
+                break
+            if chunk.isalpha():
+                lemma = chunk[::-1].lower()
                 if _is_keyword(lemma):
-                    out.append(lemma)
-                    backward += 1
-                    if backward == wanted:
-                        break
-            if backward == wanted or lo <= limit:
-                self._windows[start] = (0 if backward == wanted else lo, out)
-                return out
-            window *= 2
+                    if any(w in lemma for w in words):
+                        return True
+                    count += 1
+                    if count == wanted:
+                        return False
+                continue
+            for m in reversed(list(_TOKEN.finditer(text, pos, end))):
+                lemma = _token_text(m).lower()
+                if lemma and _is_keyword(lemma):
+                    if any(w in lemma for w in words):
+                        return True
+                    count += 1
+                    if count == wanted:
+                        return False
+        return False
+
+    def _keyword_from(self, start: int) -> tuple[str | None, bool]:
+        """The first keyword among the tokens that end after ``start`` (the result's token on), and whether it is
+        the result's own token."""
+        found = self._forward.get(start)
+        if found is None:
+            found = (None, False)
+            for m in _TOKEN.finditer(self.text, self.text.rfind(" ", 0, start) + 1):
+                if m.end() <= start:
+                    continue
+                lemma = _token_text(m).lower()
+                if lemma and _is_keyword(lemma):
+                    found = (lemma, m.start() <= start)
+                    break
+            self._forward[start] = found
+        return found
+
+
+_REVERSE_CHUNK = re.compile(r"\S*")  # over the reversed text: the chunk's characters before a position
+_REVERSE_WS_CHUNK = re.compile(r"(\s*)(\S*)")  # the whitespace before a chunk start, and the chunk before that
+
+
+def _token_text(m: re.Match[str]) -> str:
+    """A token's text; a whitespace run is a token unless it is one space, and loses a leading space ('' = no
+    token)."""
+    token = m.group()
+    if m.lastgroup == "ws":
+        if token == " ":
+            return ""
+        if token[0] == " ":
+            return token[1:]
+    return token
 
 
 def _is_keyword(lemma: str) -> bool:
-    # NlpArtifacts.set_keywords: not a stop word, not punctuation, not "-PRON-"/"be"; keywords are split on ':',
-    # so a lemma containing ':' is not itself in the keyword list and never counts
+    """NlpArtifacts.set_keywords: not a stop word, not punctuation, not "-PRON-"/"be"; keywords are split on ':',
+    so a lemma containing ':' is not itself in the keyword list and never counts. (Not memoized: lemmas are the
+    user's words, e-mail addresses and keys, and nothing of the text is kept once a call returns.)"""
     if lemma in _STOP_WORDS or lemma == "be" or ":" in lemma:
         return False
-    return not all(unicodedata.category(c)[0] == "P" for c in lemma)
+    return lemma[0].isalnum() or not all(unicodedata.category(c)[0] == "P" for c in lemma)
 
 
 def _enhance_using_context(text: str, results: list[_R]) -> None:
@@ -2147,15 +2619,15 @@ class PresidioRedactor(Redactor):
             self.available = True
             self.policy += f"+ner:{model.rstrip('/').rsplit('/', 1)[-1]}"
 
-    def _finds_anything(self, text: str, wanted: frozenset[str]) -> bool:
-        if super()._finds_anything(text, wanted):
+    def _finds_anything(self, text: str, wanted: frozenset[str], secrets: frozenset[str] | None = None) -> bool:
+        if super()._finds_anything(text, wanted, secrets):
             return True
         ner_wanted = [e for e in NER_ENTITIES if e in wanted]  # a model's findings are not local: look again
         return bool(self.available and ner_wanted and self._analyzer.analyze(text=text, language="en",
                                                                              entities=ner_wanted))
 
-    def _analyze(self, text: str, wanted: frozenset[str]) -> list[_R]:
-        results = super()._analyze(text, wanted)
+    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None) -> list[_R]:
+        results = super()._analyze(text, wanted, scan)
         ner_wanted = [e for e in NER_ENTITIES if e in wanted]
         if not self.available or not text or not ner_wanted:
             return results
