@@ -1,50 +1,75 @@
 """Per-call overhead of the SDK on the real ``openai`` client, and span drops at 5,000 calls/s.
 
-The client talks to an ``httpx.MockTransport`` that returns canned Chat Completions JSON / SSE bytes, so there is
-no network and no server: what is left is the client's own work, and, on the instrumented client, the SDK's. Both
-clients run in the same process, interleaved run by run, so machine noise hits both alike.
+The SDK runs with default settings (``inferwatch.init(endpoint=..., api_key=...)``: capture off, the real export
+path: OTLP protobuf, gzip, HTTP POST) against a stand-in collector in a subprocess that answers 200 to every
+request (``--collector-ms`` later), so the export thread does its full work but no network is involved.
 
-- Overhead: ``--calls`` calls per mode (non-streaming, streaming with ``include_usage``) on each client, in
-  ``--runs`` interleaved runs; per run the mean per-call time of each client and their difference; reported: the
-  median over runs. The SDK runs with ``capture="off"`` (the default), a span exporter that drops everything and a
-  metrics exporter that does nothing, so the export thread's cost is in the measurement but no I/O is.
-- Budget guard: the same non-streaming calls with ``inferwatch.budget_guard()`` on (its status, served by a local
-  HTTP server, holds exceeded hard budgets of other features and users, so every call runs the full check and
-  goes through) against the guard off, alternating run by run: the guard's added time per call.
-- Drops: default settings, LLM calls recorded with ``inferwatch.llm_call`` (the path every integration drives;
-  the openai client alone costs milliseconds per call and could not be paced at 5,000/s) paced at ``--rate`` per
-  second for ``--seconds``, an exporter that takes ``--export-ms`` per batch (a collector round trip), then
-  ``inferwatch.stats()["dropped"]``.
+1. **Added per call** (the figure held against the target). One real ``openai.OpenAI`` client on an
+   ``httpx.MockTransport`` that returns canned Chat Completions JSON / SSE bytes. Calls alternate between that
+   client *with* the SDK's wrapper and the *same* client without it (``wrap_openai`` sets the wrapper as an
+   instance attribute of ``client.chat.completions``; it is removed for the bare calls, outside the timed
+   window), in pairs whose order alternates; each call is timed alone. Added per call = the median of the
+   pairs' differences, with a distribution-free 95 % confidence interval (order statistics). Pairing call by
+   call cancels what drifts (other processes on the 2 cores, CPU frequency); the same client in both arms
+   removes any difference between two client objects; the median keeps rare pauses (a GC, the export thread
+   taking the GIL for a batch) out of the figure, so that background work is reported on its own:
+   - **A/A control**: the same procedure with the SDK off in both arms; it must come out near 0 and shows what
+     the method can resolve here;
+   - **the export thread's CPU**: read from that thread's own CPU clock over the wrapped calls, as a share of a
+     core (work taken off the caller's thread: in a process that is CPU-bound it competes for the GIL, in one that
+     waits on the network it runs meanwhile). At this low call rate its batches are small and the fixed cost of
+     each request dominates; the drop test (4) gives its cost per span at full batches.
+2. **The SDK's own work, isolated** (a supplement, not the target figure): the same wrapper around a stub
+   ``Completions`` resource whose ``create`` returns a pre-parsed ``ChatCompletion`` (or list of chunks) without
+   any client or transport work, paired against the stub without the wrapper. *warm*: stub calls back to back,
+   the SDK's code hot in the CPU caches (a lower bound). *cold*: each timed stub call right after a real client
+   call, as in real use, where the client's own work has evicted the SDK's code and data from the caches. The
+   difference between *cold* and the added-per-call figure is what the SDK's work does to the client's own
+   (caches, allocator, GC), which only the real-client comparison can see.
+3. **Budget guard**: the check every wrapped call runs before the provider call (``budget.enforce_request``),
+   with a loaded status (hard budgets exceeded for other features and users: the full check, the call goes
+   through) against the guard off, alternating run by run.
+4. **Drops at 5,000 calls/s**: default settings and the real export path as above; non-streaming calls through
+   the wrapped *stub* client (the real client alone costs milliseconds per call and could not be paced at this
+   rate on 2 cores), so every call goes through the same integration, recorder, span and metrics path; paced in
+   1 ms ticks (the calls due, then ``time.sleep``: an app waiting on I/O between calls) for ``--seconds``. It
+   reports drops, the export thread's share of one core and the queue depth: at the end of the run it must be
+   under one second of calls, or the export thread is falling behind and a longer run would drop.
 
 Targets: <= 50 µs median added per call; no drops at 5,000 calls/s. Prints a table with PASS/FAIL; never asserts.
+Most of the run time is the openai client's own work (a few ms per call on a small VM), not the SDK's.
 
-    python bench/sdk_overhead.py            # 20k calls per mode
-    python bench/sdk_overhead.py --quick    # 2k calls per mode
+    python bench/sdk_overhead.py            # 20k pairs per mode (each client arm 20k calls)
+    python bench/sdk_overhead.py --quick    # 2k pairs per mode
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
+import gzip
 import json
+import math
 import statistics
+import subprocess
 import sys
 import threading
 import time
+import urllib.request
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk" / "src"))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.otel_exporters
 
 import httpx  # noqa: E402
 import openai  # noqa: E402
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult  # noqa: E402
+from openai.resources.chat.completions import Completions  # noqa: E402
+from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: E402
 
 import inferwatch  # noqa: E402
 from inferwatch import budget  # noqa: E402
-from tests.otel_exporters import NullMetricExporter  # noqa: E402
+from inferwatch import client as iw_client  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 TARGET_US = 50.0
@@ -54,8 +79,8 @@ WORDS = ["Hell", "o th", "ere,", " fri", "end ", "of m", "ine,", " hi."]
 
 
 # --- canned responses -------------------------------------------------------------------------------------------
-def _completion_json() -> bytes:
-    return json.dumps({
+def _completion() -> dict[str, Any]:
+    return {
         "id": "chatcmpl-bench", "object": "chat.completion", "created": 1_700_000_000,
         "model": "gpt-4o-mini-2024-07-18", "system_fingerprint": "fp_bench",
         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
@@ -63,10 +88,10 @@ def _completion_json() -> bytes:
         "usage": {"prompt_tokens": 21, "completion_tokens": 8, "total_tokens": 29,
                   "prompt_tokens_details": {"cached_tokens": 0},
                   "completion_tokens_details": {"reasoning_tokens": 0}},
-    }).encode()
+    }
 
 
-def _sse() -> bytes:
+def _chunks() -> list[dict[str, Any]]:
     base = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 1_700_000_000,
             "model": "gpt-4o-mini-2024-07-18", "system_fingerprint": "fp_bench"}
     chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
@@ -75,10 +100,11 @@ def _sse() -> bytes:
     chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
     chunks.append({**base, "choices": [], "usage": {"prompt_tokens": 21, "completion_tokens": 8,
                                                     "total_tokens": 29}})
-    return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+    return chunks
 
 
-COMPLETION, STREAM = _completion_json(), _sse()
+COMPLETION = json.dumps(_completion()).encode()
+STREAM = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in _chunks()) + b"data: [DONE]\n\n"
 
 
 def handler(request: httpx.Request) -> httpx.Response:
@@ -92,71 +118,181 @@ def make_client() -> openai.OpenAI:
                          http_client=httpx.Client(transport=httpx.MockTransport(handler)))
 
 
-# --- exporters ----------------------------------------------------------------------------------------------------
-class NullSpanExporter(SpanExporter):
-    """Drops every span; ``delay_s`` per batch stands for a collector round trip."""
+class StubCompletions(Completions):
+    """``chat.completions`` without a client: the same parsed objects every time, no transport, no parsing."""
 
-    def __init__(self, delay_s: float = 0.0) -> None:
-        self.delay_s = delay_s
-        self.spans = 0
+    parsed = ChatCompletion.model_validate(_completion())
+    parsed_chunks = [ChatCompletionChunk.model_validate(c) for c in _chunks()]
 
-    def export(self, spans: Sequence[Any]) -> SpanExportResult:
-        self.spans += len(spans)
-        if self.delay_s:
-            time.sleep(self.delay_s)
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        pass
-
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        return True
+    def create(self, **kwargs: Any) -> Any:  # type: ignore[override]
+        return iter(self.parsed_chunks) if kwargs.get("stream") is True else self.parsed
 
 
+class StubClient:
+    """Just enough of ``openai.OpenAI`` for ``wrap_openai``: ``.chat.completions`` (a real resource subclass)."""
+
+    def __init__(self) -> None:
+        self.chat = type("Chat", (), {})()
+        self.chat.completions = StubCompletions(make_client())
 
 
-def start_sdk(exporter: SpanExporter) -> None:
-    inferwatch.init(exporter=exporter, endpoint="http://127.0.0.1:9", api_key="iwk_bench",
-                    metric_exporter=NullMetricExporter())
-
-
-# --- calls --------------------------------------------------------------------------------------------------------
-def call_plain(client: openai.OpenAI) -> None:
+# --- calls -------------------------------------------------------------------------------------------------------
+def call_plain(client: Any) -> None:
     client.chat.completions.create(model=MODEL, messages=MESSAGES)
 
 
-def call_stream(client: openai.OpenAI) -> None:
+def call_stream(client: Any) -> None:
     for _ in client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True,
                                             stream_options={"include_usage": True}):
         pass
 
 
-def per_call_us(fn: Any, client: openai.OpenAI, n: int) -> float:
-    t0 = time.perf_counter_ns()
-    for _ in range(n):
-        fn(client)
-    return (time.perf_counter_ns() - t0) / n / 1000
+class Toggle:
+    """The SDK on or off for one wrapped client: its wrapper is the instance attribute ``wrap_openai`` set."""
+
+    def __init__(self, client: Any) -> None:
+        self.resource = client.chat.completions
+        self.wrapper = vars(self.resource)["create"]
+
+    def set(self, on: bool) -> None:
+        if on:
+            self.resource.create = self.wrapper
+        else:
+            vars(self.resource).pop("create", None)
 
 
-def overhead(fn: Any, bare: openai.OpenAI, wrapped: openai.OpenAI, calls: int, runs: int) -> dict[str, float]:
-    n = max(calls // runs, 1)
-    for _ in range(min(200, n)):  # warm both paths (imports, caches, the export thread)
-        fn(bare)
-        fn(wrapped)
-    bare_us, sdk_us, diffs = [], [], []
-    for i in range(runs):
-        gc.collect()
-        order = (bare, wrapped) if i % 2 == 0 else (wrapped, bare)  # alternate who goes first
-        times = {id(c): per_call_us(fn, c, n) for c in order}
-        b, s = times[id(bare)], times[id(wrapped)]
-        bare_us.append(b)
-        sdk_us.append(s)
-        diffs.append(s - b)
-    return {"bare_us": statistics.median(bare_us), "sdk_us": statistics.median(sdk_us),
-            "added_us": statistics.median(diffs), "ratio": statistics.median(sdk_us) / statistics.median(bare_us),
-            "spread_us": (max(diffs) - min(diffs)) if len(diffs) > 1 else 0.0}
+# --- statistics --------------------------------------------------------------------------------------------------
+def median_ci(values: Sequence[float]) -> tuple[float, float, float]:
+    """Median and its distribution-free 95 % confidence interval (order statistics of the binomial(n, 1/2))."""
+    s = sorted(values)
+    n = len(s)
+    half = 1.96 * math.sqrt(n) / 2
+    lo, hi = max(int(n / 2 - half), 0), min(int(math.ceil(n / 2 + half)), n - 1)
+    return statistics.median(s), s[lo], s[hi]
 
 
+def paired(fn: Callable[[Any], None], client: Any, toggle: Toggle, pairs: int, a_on: bool = True,
+           b_on: bool = False, before: Callable[[], None] | None = None) -> list[float]:
+    """Per pair: (time of a call in arm A) - (time of a call in arm B), µs; the arm that goes first alternates.
+    ``before``: run before each timed call, untimed (the cold-cache supplement makes a real client call there)."""
+    clock = time.perf_counter_ns
+    diffs = []
+    for i in range(pairs):
+        times = {}
+        for arm in ((True, False) if i & 1 else (False, True)):
+            toggle.set(a_on if arm else b_on)
+            if before is not None:
+                before()
+            t0 = clock()
+            fn(client)
+            times[arm] = clock() - t0
+        diffs.append((times[True] - times[False]) / 1000)
+    return diffs
+
+
+def thread_cpu_s(thread: threading.Thread | None) -> float:
+    """CPU seconds used so far by ``thread`` (Linux/Unix: its own CPU clock); NaN where that is unavailable."""
+    try:
+        return time.clock_gettime(time.pthread_getcpuclockid(thread.ident))  # type: ignore[union-attr,arg-type]
+    except (AttributeError, OSError, TypeError):
+        return math.nan
+
+
+# --- the stand-in collector --------------------------------------------------------------------------------------
+class _CollectorHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    delay_s = 0.0
+    counts = {"spans": 0, "requests": 0}
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        if self.path.endswith("/v1/traces"):
+            request = ExportTraceServiceRequest()
+            request.ParseFromString(body)
+            self.counts["spans"] += sum(len(ss.spans) for rs in request.resource_spans for ss in rs.scope_spans)
+        self.counts["requests"] += 1
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:  # noqa: N802
+        body = json.dumps(self.counts).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def serve_collector(delay_ms: float) -> None:
+    """Run the stand-in collector (in the subprocess ``Collector`` starts): prints its port, serves forever."""
+    _CollectorHandler.delay_s = delay_ms / 1000
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _CollectorHandler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+class Collector:
+    """The stand-in collector in its own process (its CPU is not this process's, as a real collector's)."""
+
+    def __init__(self, delay_ms: float) -> None:
+        self.proc = subprocess.Popen([sys.executable, __file__, "--serve-collector", str(delay_ms)],
+                                     stdout=subprocess.PIPE, text=True)
+        self.url = f"http://127.0.0.1:{int(self.proc.stdout.readline())}"  # type: ignore[union-attr]
+
+    def counts(self) -> dict[str, int]:
+        with urllib.request.urlopen(self.url, timeout=10) as response:
+            return json.loads(response.read())
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def start_sdk(collector: Collector) -> Any:
+    inferwatch.init(endpoint=collector.url, api_key="iwk_bench")  # default settings otherwise
+    return iw_client.get_pipeline()
+
+
+# --- 1 and 2: overhead -------------------------------------------------------------------------------------------
+def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any) -> dict[str, Any]:
+    client = inferwatch.wrap_openai(make_client())
+    toggle = Toggle(client)
+    paired(fn, client, toggle, min(300, pairs))  # warm both arms (imports, caches, the export thread)
+    inferwatch.flush(30)
+    cpu0, exported0, t0 = thread_cpu_s(pipeline._thread), pipeline.stats()["exported"], time.perf_counter()
+    diffs = paired(fn, client, toggle, pairs)
+    inferwatch.flush(30)
+    elapsed = time.perf_counter() - t0
+    spans = pipeline.stats()["exported"] - exported0
+    export_share = (thread_cpu_s(pipeline._thread) - cpu0) / elapsed
+    aa = paired(fn, client, toggle, aa_pairs, a_on=False, b_on=False)
+    toggle.set(True)
+    return {"added": median_ci(diffs), "mean": statistics.fmean(diffs), "aa": median_ci(aa),
+            "export_share": export_share, "spans": spans, "rate": spans / elapsed}
+
+
+def own_work(fn: Callable[[Any], None], pairs: int, cold_pairs: int) -> dict[str, Any]:
+    stub = inferwatch.wrap_openai(StubClient())
+    toggle = Toggle(stub)
+    real = make_client()
+    paired(fn, stub, toggle, min(300, pairs))
+    warm = paired(fn, stub, toggle, pairs)
+    cold = paired(fn, stub, toggle, cold_pairs, before=lambda: fn(real))
+    toggle.set(True)
+    return {"warm": median_ci(warm), "cold": median_ci(cold)}
+
+
+# --- 3: budget guard ---------------------------------------------------------------------------------------------
 class _StatusHandler(BaseHTTPRequestHandler):
     """Serves a budget status with hard budgets exceeded for scopes the bench's calls are not in."""
 
@@ -215,81 +351,116 @@ def guard_overhead(calls: int, runs: int) -> dict[str, float]:
             "blocked": blocked}
 
 
-def record_call() -> None:
-    """One LLM call's recording without the client's own ~ms of work (which alone caps a core far below
-    5,000 calls/s): the same span, metrics and queue path a provider integration drives."""
-    with inferwatch.llm_call(model=MODEL, provider="openai") as call:
-        call.usage(input_tokens=21, output_tokens=8)
-        call.response(text="Hello there, friend of mine, hi.", finish_reason="stop")
-
-
-def paced(rate: float, seconds: float, export_ms: float) -> dict[str, Any]:
-    """Default settings, ``rate`` calls/s for ``seconds``; the drops and the rate achieved."""
-    exporter = NullSpanExporter(export_ms / 1000)
-    start_sdk(exporter)
+# --- 4: drops at a paced rate ------------------------------------------------------------------------------------
+def paced(rate: float, seconds: float, collector_ms: float) -> dict[str, Any]:
+    """Default settings and the real export path, ``rate`` calls/s for ``seconds``, paced in 1 ms ticks."""
+    collector = Collector(collector_ms)
     try:
-        total = int(rate * seconds)
-        interval = 1.0 / rate
-        t0 = time.perf_counter()
-        for i in range(total):
-            due = t0 + i * interval
-            while (now := time.perf_counter()) < due:
-                if due - now > 0.002:
-                    time.sleep(due - now - 0.001)
-            record_call()
-        elapsed = time.perf_counter() - t0
+        pipeline = start_sdk(collector)
+        stub = inferwatch.wrap_openai(StubClient())
+        for _ in range(200):
+            call_plain(stub)
         inferwatch.flush(30)
-        st = inferwatch.stats()
+        before = collector.counts()["spans"]
+        total = int(rate * seconds)
+        depths: list[int] = []
+        cpu0 = thread_cpu_s(pipeline._thread)
+        t0 = time.perf_counter()
+        done, next_sample = 0, 0.1
+        while done < total:
+            now = time.perf_counter() - t0
+            due = min(int(now * rate) + 1, total)
+            while done < due:
+                call_plain(stub)
+                done += 1
+            if now >= next_sample:
+                depths.append(pipeline.stats()["queued"])
+                next_sample += 0.1
+            time.sleep(0.001)
+        elapsed = time.perf_counter() - t0
+        export_share = (thread_cpu_s(pipeline._thread) - cpu0) / elapsed
+        queued_end = pipeline.stats()["queued"]
+        inferwatch.flush(60)
+        stats = inferwatch.stats()
+        received = collector.counts()["spans"] - before
     finally:
         inferwatch.shutdown()
-    return {"calls": total, "achieved_rate": total / elapsed, "dropped": sum(st["dropped"].values()),
-            "drops_by_reason": {k: v for k, v in st["dropped"].items() if v}, "exported": exporter.spans}
+        collector.stop()
+    return {"calls": total, "achieved_rate": total / elapsed, "dropped": sum(stats["dropped"].values()),
+            "drops_by_reason": {k: v for k, v in stats["dropped"].items() if v}, "received": received,
+            "max_queued": max(depths, default=0), "queued_end": queued_end, "export_share": export_share}
+
+
+# --- report ------------------------------------------------------------------------------------------------------
+def _ci(stat: tuple[float, float, float]) -> str:
+    return f"{stat[0]:7.1f} µs (95% CI {stat[1]:.1f} to {stat[2]:.1f})"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="2k calls per mode, 1 s of pacing")
-    ap.add_argument("--calls", type=int, help="calls per mode and client (default 20000, --quick 2000)")
-    ap.add_argument("--runs", type=int, default=7, help="interleaved runs; the median is reported")
+    ap.add_argument("--quick", action="store_true", help="2k pairs per mode, 3 s of pacing")
+    ap.add_argument("--calls", type=int, help="pairs per mode: calls per arm (default 20000, --quick 2000)")
+    ap.add_argument("--runs", type=int, default=7, help="runs of the budget guard check; the median is reported")
     ap.add_argument("--rate", type=float, default=TARGET_RATE, help="calls/s for the drop test")
-    ap.add_argument("--seconds", type=float, help="length of the drop test (default 4, --quick 1)")
-    ap.add_argument("--export-ms", type=float, default=5.0, help="simulated export round trip per batch")
+    ap.add_argument("--seconds", type=float, help="length of the drop test (default 10, --quick 3)")
+    ap.add_argument("--export-ms", type=float, default=5.0,
+                    help="the stand-in collector's delay before answering (a collector round trip)")
+    ap.add_argument("--serve-collector", type=float, metavar="DELAY_MS", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.serve_collector is not None:
+        serve_collector(args.serve_collector)
+        return 0
     calls = args.calls or (2000 if args.quick else 20_000)
-    seconds = args.seconds or (1.0 if args.quick else 4.0)
+    seconds = args.seconds or (3.0 if args.quick else 10.0)
+    aa_pairs, cold_pairs = max(calls // 10, 200), max(calls // 20, 200)  # controls: enough to read, not more
 
     print(f"openai {openai.__version__}, inferwatch {inferwatch.__version__}, Python {sys.version.split()[0]}; "
-          f"{calls} calls per mode and client in {args.runs} runs")
-    exporter = NullSpanExporter()
-    start_sdk(exporter)
+          f"{calls} pairs per mode (A/A {aa_pairs}, stub cold {cold_pairs})")
+    started = time.perf_counter()
+    collector = Collector(args.export_ms)
     try:
-        bare, wrapped = make_client(), inferwatch.wrap_openai(make_client())
-        results = {"non-streaming": overhead(call_plain, bare, wrapped, calls, args.runs),
-                   "streaming": overhead(call_stream, bare, wrapped, calls, args.runs)}
+        pipeline = start_sdk(collector)
+        results, own = {}, {}
+        for mode, fn in (("non-streaming", call_plain), ("streaming", call_stream)):
+            t = time.perf_counter()
+            results[mode] = overhead(fn, calls, aa_pairs, pipeline)
+            own[mode] = own_work(fn, calls, cold_pairs)
+            print(f"  [{mode}: {time.perf_counter() - t:.0f} s]", flush=True)
         guard = guard_overhead(calls * 10, args.runs)
         inferwatch.flush(30)
         stats = inferwatch.stats()
+        received = collector.counts()["spans"]
     finally:
         inferwatch.shutdown()
-    print(f"  spans exported {exporter.spans}, dropped {sum(stats['dropped'].values())}, "
-          f"internal errors {sum(stats['internal_errors'].values())}")
+        collector.stop()
+    print(f"  spans exported {stats['exported']} (collector received {received}), dropped "
+          f"{sum(stats['dropped'].values())}, internal errors {sum(stats['internal_errors'].values())}")
     for mode, r in results.items():
-        print(f"  {mode:14} bare {r['bare_us']:8.1f} µs/call   with SDK {r['sdk_us']:8.1f} µs/call   "
-              f"added {r['added_us']:6.1f} µs (median of {args.runs}; spread {r['spread_us']:.1f})   "
-              f"ratio {r['ratio']:.2f}x")
-
+        o = own[mode]
+        print(f"  {mode}:\n"
+              f"    added per call vs bare client  {_ci(r['added'])}   mean {r['mean']:.1f} µs\n"
+              f"    A/A control (SDK off in both)  {_ci(r['aa'])}\n"
+              f"    export thread (off the caller's thread) {r['export_share'] * 100:.1f}% of a core for "
+              f"{r['rate']:.0f} spans/s\n"
+              f"    SDK's own work, stub client    warm {o['warm'][0]:.1f} µs, cold caches {_ci(o['cold'])}")
     print(f"  budget guard check ({guard['budgets']} exceeded budgets of other scopes loaded, {guard['blocked']} "
           f"calls blocked): {guard['off_us']:.2f} µs/call off, {guard['on_us']:.2f} on, "
           f"added {guard['added_us']:.2f} µs")
 
+    t = time.perf_counter()
     drops = paced(args.rate, seconds, args.export_ms)
-    print(f"  paced: {drops['calls']} calls at {drops['achieved_rate']:.0f}/s (asked {args.rate:.0f}/s), "
-          f"exporter {args.export_ms:g} ms/batch: dropped {drops['dropped']} {drops['drops_by_reason'] or ''}, "
-          f"exported {drops['exported']}")
+    print(f"  paced: {drops['calls']} calls at {drops['achieved_rate']:.0f}/s (asked {args.rate:.0f}/s) for "
+          f"{seconds:g} s, collector {args.export_ms:g} ms/request: dropped {drops['dropped']} "
+          f"{drops['drops_by_reason'] or ''}, collector received {drops['received']}; export thread "
+          f"{drops['export_share'] * 100:.0f}% of a core ({drops['export_share'] * 1e6 / args.rate:.0f} µs per "
+          f"span); "
+          f"queue max {drops['max_queued']}, at the end "
+          f"{drops['queued_end']}  [{time.perf_counter() - t:.0f} s]")
+    print(f"  total {time.perf_counter() - started:.0f} s")
 
-    rows = [(f"added per call, {mode}", f"{r['added_us']:.1f} µs", f"<= {TARGET_US:g} µs",
-             r["added_us"] <= TARGET_US) for mode, r in results.items()]
-    with_guard = results["non-streaming"]["added_us"] + guard["added_us"]
+    rows = [(f"added per call, {mode}", f"{r['added'][0]:.1f} µs", f"<= {TARGET_US:g} µs",
+             r["added"][0] <= TARGET_US) for mode, r in results.items()]
+    with_guard = results["non-streaming"]["added"][0] + guard["added_us"]
     rows.append(("added per call, non-streaming + budget guard",
                  f"{with_guard:.1f} µs (guard {guard['added_us']:.2f})", f"<= {TARGET_US:g} µs",
                  with_guard <= TARGET_US))
@@ -297,6 +468,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows.append((f"spans dropped at {args.rate:.0f} calls/s", f"{drops['dropped']} of {drops['calls']}"
                  + ("" if rate_ok else f" (only {drops['achieved_rate']:.0f}/s reached)"), "0",
                  drops["dropped"] == 0 and rate_ok))
+    rows.append((f"export keeps up at {args.rate:.0f} calls/s (queue at the end)", f"{drops['queued_end']}",
+                 f"< {args.rate:.0f}", drops["queued_end"] < args.rate))
     width = max(len(r[0]) for r in rows)
     print(f"\n{'metric':{width}}  {'measured':>24}  {'target':>10}  result")
     for name, measured, target, ok in rows:

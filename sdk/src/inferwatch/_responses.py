@@ -7,30 +7,33 @@ so the collector can link it even before the call's row has arrived. Bounded: th
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
+from collections import deque
 
 MAX_REMEMBERED = 4096
 
-_lock = threading.Lock()
-_ids: OrderedDict[str, tuple[str, str]] = OrderedDict()
+# No lock: each dict/deque operation is atomic under the GIL, and this runs on the caller's thread at the end of
+# every call that has a response id, so it stays small. An id remembered twice keeps its newest trace; it is
+# forgotten a little early, when its older entry leaves the bound (provider response ids are unique anyway).
+_ids: dict[str, tuple[str, str]] = {}
+_order: deque[str] = deque()
 
 
 def remember(response_id: str, trace_id: str, span_id: str) -> None:
     """Note that ``response_id`` came from the call recorded as (``trace_id``, ``span_id``), 32/16 hex chars."""
-    with _lock:
-        _ids[response_id] = (trace_id, span_id)
-        _ids.move_to_end(response_id)
-        while len(_ids) > MAX_REMEMBERED:
-            _ids.popitem(last=False)
+    _ids[response_id] = (trace_id, span_id)
+    _order.append(response_id)
+    if len(_order) > MAX_REMEMBERED:
+        try:
+            _ids.pop(_order.popleft(), None)
+        except IndexError:  # another thread emptied it meanwhile (clear())
+            pass
 
 
 def lookup(response_id: str) -> tuple[str, str] | None:
     """The (trace_id, span_id) of a recently recorded call with this response id, if any."""
-    with _lock:
-        return _ids.get(response_id)
+    return _ids.get(response_id)
 
 
 def clear() -> None:
-    with _lock:
-        _ids.clear()
+    _ids.clear()
+    _order.clear()

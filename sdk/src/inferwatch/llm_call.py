@@ -24,7 +24,8 @@ not see the app's client). Calls made with ``cache_hit=`` are never blocked (the
 
 Every method is guarded: a mistake in recording never raises into the app, and the ``with`` block never
 swallows or alters the app's exception (it is only recorded as ``error.type``). Work on the caller's thread is
-limited to reading clocks and setting attributes; redaction and export happen in the export thread.
+limited to reading clocks and context (tags, the parent span), drawing the span's ids and copying the facts; the
+span's attributes, the metric values, redaction and export are made in the export thread.
 """
 
 from __future__ import annotations
@@ -38,12 +39,16 @@ from opentelemetry import trace
 
 from . import _responses, budget, client, context
 from . import semconv as sc
-from ._guard import guard, record_internal_error
+from ._guard import record_internal_error
 from .metrics import CACHE_HIT_KINDS, InferenceMetrics
+
+_CLIENT = trace.SpanKind.CLIENT
 
 
 class LlmCall:
     """Records one call; inert (but still measuring ``metrics``) when the SDK is not initialised."""
+
+    __slots__ = ("_content", "_ended", "_sampled", "_span", "_token", "metrics")
 
     def __init__(self, *, model: str = "", provider: str = "", operation: str = "chat", streamed: bool = False,
                  attributes: dict[str, Any] | None = None) -> None:
@@ -61,34 +66,33 @@ class LlmCall:
         use it when :meth:`end` runs in the same context (not for streams consumed elsewhere)."""
         m = self.metrics
         m.start_time_ns = time.time_ns()
-        with guard("llm_call.start"):
+        try:
             tags = context.current_tags()
-            m.feature = tags.get("feature", "")
-            m.prompt_template = tags.get("prompt_template", "")
-            m.prompt_version = tags.get("template_version", "")
-            m.experiment = tags.get("experiment", "")
-            m.variant = tags.get("variant", "")
-            m.user_hash = tags.get("user_hash", "")
-            pipeline = client.get_pipeline()
+            if tags:
+                get = tags.get
+                m.feature = get("feature", "")
+                m.prompt_template = get("prompt_template", "")
+                m.prompt_version = get("template_version", "")
+                m.experiment = get("experiment", "")
+                m.variant = get("variant", "")
+                m.user_hash = get("user_hash", "")
+            pipeline = client._pipeline  # get_pipeline() / get_options(), read directly: every call runs this
             if pipeline is None:
                 return self
-            options = client.get_options()
+            options = client._options
             self._sampled = options is None or options.sample_rate >= 1.0 or random.random() < options.sample_rate
             if self._sampled:
                 self._span = self._open_span(pipeline, m.start_time_ns)
                 if make_current:
                     self._token = otel_context.attach(trace.set_span_in_context(self._span))
+        except Exception as exc:  # noqa: BLE001 - never break the host
+            record_internal_error("llm_call.start", exc)
         return self
 
     def _open_span(self, pipeline: Any, start_ns: int) -> Any:
         m = self.metrics
-        name = f"{m.operation} {m.request_model}".strip()
-        span = pipeline.tracer.start_span(name, kind=trace.SpanKind.CLIENT, start_time=start_ns, attributes={
-            sc.GEN_AI_OPERATION_NAME: m.operation, sc.GEN_AI_PROVIDER_NAME: m.provider,
-            sc.GEN_AI_REQUEST_MODEL: m.request_model,
-        })
-        ctx = span.get_span_context()
-        m.trace_id, m.span_id = f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}"
+        span = pipeline.span(None, _CLIENT, start_ns)  # named and given attributes from the metrics at the end
+        m.trace_id, m.span_id = span.trace_id.to_bytes(16, "big").hex(), span.span_id.to_bytes(8, "big").hex()
         return span
 
     def __enter__(self) -> "LlmCall":
@@ -126,18 +130,20 @@ class LlmCall:
               cache_write_1h_tokens: int = 0) -> None:
         """Token counts in the OTel convention: input includes cache reads/writes, output includes reasoning;
         ``cache_write_1h_tokens`` is the part of ``cache_write_tokens`` written with a 1-hour TTL."""
-        with guard("llm_call.usage"):
+        try:
             m = self.metrics
             m.input_tokens, m.output_tokens = input_tokens, output_tokens
             m.cache_read_tokens, m.cache_write_tokens = cache_read_tokens or 0, cache_write_tokens or 0
             m.cache_write_1h_tokens = min(cache_write_1h_tokens or 0, m.cache_write_tokens)
             m.reasoning_tokens = reasoning_tokens or 0
+        except Exception as exc:  # noqa: BLE001
+            record_internal_error("llm_call.usage", exc)
 
     def response(self, *, text: str | None = None, chars: int | None = None, finish_reason: str | None = None,
                  response_model: str | None = None, response_id: str | None = None, refusal: bool = False,
                  tool_calls: int | None = None) -> None:
         """What came back: text (only its length is kept unless capture is on), finish reason, ids."""
-        with guard("llm_call.response"):
+        try:
             m = self.metrics
             if text is not None:
                 m.response_chars = len(text)
@@ -154,6 +160,8 @@ class LlmCall:
                 m.refusal = True
             if tool_calls is not None:
                 m.tool_calls = tool_calls
+        except Exception as exc:  # noqa: BLE001
+            record_internal_error("llm_call.response", exc)
 
     def tool_call_failed(self, count: int = 1) -> None:
         """A tool call that could not run: unparseable arguments, unknown tool, or an error reported back."""
@@ -171,7 +179,8 @@ class LlmCall:
             self._content[sc.GEN_AI_OUTPUT_MESSAGES] = (output if isinstance(output, str) else _json(output))[:limit]
 
     def end(self, error: BaseException | None = None) -> InferenceMetrics:
-        """Finish: stamp the end time, set every attribute, end the span, record the metrics (once)."""
+        """Finish (once): stamp the end time and hand the call to the export thread, which builds its span and
+        records its metrics from a snapshot of :attr:`metrics` taken here."""
         m = self.metrics
         if self._ended:
             return m
@@ -180,11 +189,11 @@ class LlmCall:
         if error is not None:
             m.status = "error"
             m.error_type = type(error).__qualname__
-        with guard("llm_call.end"):
+        try:
             if self._token is not None:
                 otel_context.detach(self._token)
                 self._token = None
-            pipeline = client.get_pipeline()
+            pipeline = client._pipeline
             if pipeline is None:
                 return m
             if self._span is None and self._sampled is False:
@@ -192,29 +201,16 @@ class LlmCall:
                     pipeline.count_drop("sampled")
                     return m
                 self._span = self._open_span(pipeline, m.start_time_ns)
-            if self._span is None:
-                return m
             span = self._span
-            if m.response_model:
-                span.update_name(f"{m.operation} {m.request_model or m.response_model}")
-            span.set_attributes(m.span_attributes())
-            if self._content:
-                span.set_attributes(self._content)
-            if m.status == "error":
-                span.set_status(trace.Status(trace.StatusCode.ERROR, m.error_type))
-            span.end(end_time=m.end_time_ns)
+            if span is None:
+                return m
             if m.response_id:  # feedback by response id can name this trace before the span is exported
-                ctx = span.get_span_context()
-                _responses.remember(m.response_id, f"{ctx.trace_id:032x}", f"{ctx.span_id:016x}")
-            ttft = m.ttft_ms
-            served = not m.cache_hit  # a cache hit used no provider tokens: kept out of the token histogram
-            pipeline.record_metrics(
-                operation=m.operation, provider=m.provider, request_model=m.request_model,
-                response_model=m.response_model, duration_s=m.latency_ms / 1000,
-                input_tokens=m.input_tokens if served else None, output_tokens=m.output_tokens if served else None,
-                ttfc_s=None if ttft is None else ttft / 1000,
-                error_type=m.error_type or None,
-            )
+                _responses.remember(m.response_id, m.trace_id, m.span_id)
+            # the export thread derives the span's name, attributes and status and the metric values from this
+            # snapshot (telemetry.LightSpan): the caller's thread only copies the fields
+            span.end_call(m._snapshot(), dict(self._content) if self._content else None)
+        except Exception as exc:  # noqa: BLE001 - never break the host
+            record_internal_error("llm_call.end", exc)
         return m
 
 

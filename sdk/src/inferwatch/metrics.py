@@ -22,7 +22,7 @@ TRUNCATION_REASONS = sc.TRUNCATION_REASONS
 REFUSAL_REASONS = sc.REFUSAL_REASONS
 
 
-@dataclass
+@dataclass(slots=True)
 class InferenceMetrics:
     """Everything measured about one LLM call. Times are ``time.time_ns()`` values."""
 
@@ -60,6 +60,20 @@ class InferenceMetrics:
     cache_hit_kind: str = ""  # exact | semantic
     downgraded_from: str = ""  # the model asked for, when the budget guard routed the call to a cheaper one
     attributes: dict[str, Any] = field(default_factory=dict)
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        """Every field, in order (``InferenceMetrics(*snapshot)`` is an equal copy; the attributes dict is copied):
+        what an LLM call hands to the export thread when it ends, so later changes by the app cannot race it."""
+        return (
+            self.operation, self.provider, self.request_model, self.response_model, self.response_id,
+            self.trace_id, self.span_id, self.start_time_ns, self.first_token_time_ns, self.end_time_ns,
+            self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens,
+            self.cache_write_1h_tokens, self.reasoning_tokens, self.finish_reason, self.status, self.error_type,
+            self.streamed, self.refusal, self.tool_calls, self.tool_call_failures, self.response_chars,
+            self.feature, self.prompt_template, self.prompt_version, self.experiment, self.variant,
+            self.user_hash, self.cache_hit, self.cache_hit_kind, self.downgraded_from,
+            dict(self.attributes) if self.attributes else {},
+        )
 
     # --- derived ---
     @property
@@ -99,58 +113,76 @@ class InferenceMetrics:
         return self.refusal or self.finish_reason in REFUSAL_REASONS
 
     def span_attributes(self) -> dict[str, Any]:
-        """The span's attributes: OTel GenAI names where they exist, ``inferwatch.*`` otherwise."""
+        """The span's attributes: OTel GenAI names where they exist, ``inferwatch.*`` otherwise.
+
+        Runs for every call (in the export thread, on the call's snapshot), so the derived flags are inlined here
+        (they are the properties above, written out) and optional values are tested one by one."""
+        ok = self.status == "ok"
+        finish = self.finish_reason
+        inp, out = self.input_tokens, self.output_tokens
+        first, streamed = self.first_token_time_ns, self.streamed
         attrs: dict[str, Any] = {
             sc.GEN_AI_OPERATION_NAME: self.operation,
             sc.GEN_AI_PROVIDER_NAME: self.provider,
-            sc.STREAMED: self.streamed,
-            sc.USAGE_MISSING: self.usage_missing,
-            sc.REFUSAL: self.is_refusal,
-            sc.EMPTY_RESPONSE: self.empty_response,
-            sc.TRUNCATED: self.truncated,
+            sc.STREAMED: streamed,
+            sc.USAGE_MISSING: ok and (inp is None or out is None),
+            sc.REFUSAL: self.refusal or finish in REFUSAL_REASONS,
+            sc.EMPTY_RESPONSE: (ok and self.response_chars == 0 and self.tool_calls == 0
+                                and self.operation != "embeddings"),
+            sc.TRUNCATED: finish in TRUNCATION_REASONS,
             sc.TOOL_CALLS: self.tool_calls,
             sc.TOOL_CALL_FAILURES: self.tool_call_failures,
             sc.RESPONSE_CHARS: self.response_chars,
         }
-        optional = {
-            sc.GEN_AI_REQUEST_MODEL: self.request_model,
-            sc.GEN_AI_RESPONSE_MODEL: self.response_model,
-            sc.GEN_AI_RESPONSE_ID: self.response_id,
-            sc.ERROR_TYPE: self.error_type,
-            sc.FEATURE: self.feature,
-            sc.PROMPT_TEMPLATE: self.prompt_template,
-            sc.PROMPT_VERSION: self.prompt_version,
-            sc.EXPERIMENT: self.experiment,
-            sc.VARIANT: self.variant,
-            sc.USER_HASH: self.user_hash,
-            sc.BUDGET_DOWNGRADED_FROM: self.downgraded_from,
-        }
-        attrs.update({k: v for k, v in optional.items() if v})
-        if self.finish_reason:
-            attrs[sc.GEN_AI_RESPONSE_FINISH_REASONS] = (self.finish_reason,)
-        if self.streamed:
+        if self.request_model:
+            attrs[sc.GEN_AI_REQUEST_MODEL] = self.request_model
+        if self.response_model:
+            attrs[sc.GEN_AI_RESPONSE_MODEL] = self.response_model
+        if self.response_id:
+            attrs[sc.GEN_AI_RESPONSE_ID] = self.response_id
+        if self.error_type:
+            attrs[sc.ERROR_TYPE] = self.error_type
+        if self.feature:
+            attrs[sc.FEATURE] = self.feature
+        if self.prompt_template:
+            attrs[sc.PROMPT_TEMPLATE] = self.prompt_template
+        if self.prompt_version:
+            attrs[sc.PROMPT_VERSION] = self.prompt_version
+        if self.experiment:
+            attrs[sc.EXPERIMENT] = self.experiment
+        if self.variant:
+            attrs[sc.VARIANT] = self.variant
+        if self.user_hash:
+            attrs[sc.USER_HASH] = self.user_hash
+        if self.downgraded_from:
+            attrs[sc.BUDGET_DOWNGRADED_FROM] = self.downgraded_from
+        if finish:
+            attrs[sc.GEN_AI_RESPONSE_FINISH_REASONS] = (finish,)
+        if streamed:
             attrs[sc.GEN_AI_REQUEST_STREAM] = True
-        if self.input_tokens is not None:
-            attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = self.input_tokens
+        if inp is not None:
+            attrs[sc.GEN_AI_USAGE_INPUT_TOKENS] = inp
             attrs[sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = self.cache_read_tokens
             attrs[sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = self.cache_write_tokens
             if self.cache_write_1h_tokens:
                 attrs[sc.CACHE_CREATION_1H_INPUT_TOKENS] = self.cache_write_1h_tokens
-        if self.output_tokens is not None:
-            attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = self.output_tokens
+        if out is not None:
+            attrs[sc.GEN_AI_USAGE_OUTPUT_TOKENS] = out
             attrs[sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = self.reasoning_tokens
-        if self.first_token_time_ns is not None and self.streamed:
-            attrs[sc.FIRST_TOKEN_TIME_UNIX_NANO] = self.first_token_time_ns
-            attrs[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = (self.first_token_time_ns - self.start_time_ns) / 1e9
+        if first is not None and streamed:
+            attrs[sc.FIRST_TOKEN_TIME_UNIX_NANO] = first
+            attrs[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = (first - self.start_time_ns) / 1e9
         if self.cache_hit:
             attrs[sc.CACHE_HIT] = True
             if self.cache_hit_kind:
                 attrs[sc.CACHE_HIT_KIND] = self.cache_hit_kind
-        tps = self.decode_tokens_per_s
-        if tps is not None:
-            attrs[sc.DECODE_TOKENS_PER_SECOND] = round(tps, 3)
-        for key, value in self.attributes.items():
-            attrs.setdefault(key, value)
+        if first is not None and out and out >= 2:  # decode_tokens_per_s, inlined
+            seconds = (self.end_time_ns - first) / 1e9
+            if seconds > 0:
+                attrs[sc.DECODE_TOKENS_PER_SECOND] = round((out - 1) / seconds, 3)
+        if self.attributes:
+            for key, value in self.attributes.items():
+                attrs.setdefault(key, value)
         return attrs
 
 

@@ -32,7 +32,9 @@ def _start(name: str, attributes: dict[str, Any], make_current: bool = True) -> 
     if pipeline is None:
         return None, None
     with guard("observe.start"):
-        span = pipeline.tracer.start_span(name, kind=trace.SpanKind.INTERNAL, attributes=attributes)
+        span = pipeline.span(name, trace.SpanKind.INTERNAL)  # the SDK's light span (telemetry.LightSpan)
+        if attributes:
+            span.set_attributes(attributes)
         token = otel_context.attach(trace.set_span_in_context(span)) if make_current else None
         return span, token
     return None, None

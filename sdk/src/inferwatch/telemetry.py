@@ -1,14 +1,18 @@
-"""The SDK's export pipeline: private Tracer/MeterProviders, a bounded queue and one export thread.
+"""The SDK's export pipeline: a private TracerProvider, a bounded queue and one export thread.
 
-The caller's thread only appends to a deque (``on_end``, ``record_metrics``): O(1), no I/O, no redaction, no
-serialization, never blocks, never raises (DESIGN §4 rules 1, 4, 7). One daemon thread does everything else:
+The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``on_end``, ``record_metrics``):
+O(1), no I/O, no redaction, no serialization, never blocks, never raises (DESIGN §4 rules 1, 4, 7). The SDK's own
+spans are :class:`LightSpan`s: an LLM call hands over a snapshot of its metrics and the export thread derives the
+span's attributes and the metric values from it (see the class for why). One daemon thread does everything else:
 content handling (redaction by capture mode), the ``before_send`` hook, the size cap, OTLP/HTTP protobuf export of
-spans to ``{endpoint}/v1/traces``, folding the metric records into histograms and exporting them to
-``{endpoint}/v1/metrics`` every ``metrics_interval_s`` and on :meth:`Pipeline.flush`. Every drop is counted by
-reason (:data:`DROP_REASONS`); every failure in here is guarded (:mod:`inferwatch._guard`).
+spans to ``{endpoint}/v1/traces`` (encoded by :mod:`inferwatch._otlp`), aggregating the GenAI histograms
+(:class:`_Histograms`) and exporting them to ``{endpoint}/v1/metrics`` every ``metrics_interval_s`` and on
+:meth:`Pipeline.flush`. Every drop is counted by reason (:data:`DROP_REASONS`); every failure in here is guarded
+(:mod:`inferwatch._guard`).
 
-The providers are private (never ``set_tracer_provider``/``set_meter_provider``), so an app's own OpenTelemetry
-setup keeps working untouched and its spans never reach our collector (DESIGN §4 rule 3).
+The provider is private (never ``set_tracer_provider``), and the metrics never touch a global ``MeterProvider``,
+so an app's own OpenTelemetry setup keeps working untouched and its spans never reach our collector (DESIGN §4
+rule 3).
 
 Content handling, in the export thread, for the attributes in :data:`CONTENT_ATTRIBUTES` (the recorder sets them
 raw, truncated, only when capture is on):
@@ -29,9 +33,10 @@ buffer holds anything, new requests are appended behind it and the oldest are re
 (1 s doubling to 30 s, or the collector's ``Retry-After``) and on every :meth:`Pipeline.flush`. A permanent refusal
 (other 4xx/5xx) is dropped as ``export_failed``, never retried. Drops here: ``disk_buffer_full`` (oldest requests
 evicted to stay under the size cap), ``disk_buffer_error`` (the write failed), ``disk_buffer_corrupt`` (a segment
-failed its checksum). Without a disk buffer (the default) the stock OTLP exporter and its own retries are used and
-a failed request is dropped as ``export_failed``. The buffer covers spans; metrics are periodic aggregates and are not
-buffered. A custom ``exporter=`` disables the disk buffer (it has no bytes to keep).
+failed its checksum). Without a disk buffer (the default) a request is retried as the stock OTLP exporter does
+(:meth:`Pipeline._send_otlp`) and a failed request is dropped as ``export_failed``. The buffer covers spans;
+metrics are periodic aggregates and are not buffered. A custom ``exporter=`` disables the disk buffer (it has no
+bytes to keep).
 
 Fork safety: in a forked child the queue, counters and metric state are reset and the export thread (and the
 default exporters, whose HTTP sessions belong to the parent) are recreated lazily. An ``atexit`` drain flushes
@@ -41,39 +46,51 @@ every live pipeline with a short timeout.
 from __future__ import annotations
 
 import atexit
+import dataclasses
+import functools
 import logging
+import math
 import os
+import random
 import re
 import sys
 import threading
 import time
 import weakref
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.attributes import BoundedAttributes
 from opentelemetry.exporter.otlp.proto.http import Compression
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.metrics import NoOpMeterProvider
-from opentelemetry.sdk.metrics import AlwaysOffExemplarFilter, Histogram, MeterProvider
+from opentelemetry.sdk.metrics import Histogram
 from opentelemetry.sdk.metrics.export import (
     AggregationTemporality,
+    HistogramDataPoint,
+    Metric,
     MetricExporter,
     MetricExportResult,
-    MetricReader,
     MetricsData,
+    ResourceMetrics,
+    ScopeMetrics,
 )
+from opentelemetry.sdk.metrics.export import Histogram as HistogramData
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Event, ReadableSpan, SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, SpanLimits, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.id_generator import RandomIdGenerator
 from opentelemetry.sdk.trace.sampling import ALWAYS_ON
+from opentelemetry.sdk.util import BoundedList
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
-from . import _guard
+from . import _guard, _otlp
 from . import semconv as sc
+from .metrics import InferenceMetrics
 from .options import Options
 
 _log = logging.getLogger("inferwatch")
@@ -91,6 +108,7 @@ DROP_REASONS: tuple[str, ...] = ("queue_full", "too_large", "sampled", "export_f
                                  "metrics_queue_full", "internal_error", "shutdown", "disk_buffer_full",
                                  "disk_buffer_error", "disk_buffer_corrupt")
 RETRYABLE_STATUS = frozenset({408, 429, 502, 503, 504})
+EXPORT_ATTEMPTS = 6  # per request without a disk buffer (as the stock OTLP exporter)
 DISK_BACKOFF_MAX_S = 30.0
 
 MAX_SPAN_BYTES = 1 << 20  # a span estimated above this is dropped as too_large
@@ -181,6 +199,9 @@ class _RebuiltSpan(ReadableSpan):
         return self._dropped[2]
 
 
+_SCALARS = frozenset({bool, int, float})  # _value_bytes: 12
+
+
 def _value_bytes(value: Any) -> int:
     if isinstance(value, str):
         return len(value) if value.isascii() else 4 * len(value)  # isascii() is O(1) in CPython
@@ -195,7 +216,12 @@ def estimate_size(span: ReadableSpan) -> int:
     """Cheap upper-ish estimate of the span's encoded size, from string lengths."""
     size = 120 + len(span.name)
     for key, value in (span.attributes or {}).items():
-        size += 8 + len(key) + _value_bytes(value)
+        if type(value) is str and value.isascii():  # the common case, inline (this runs for every span)
+            size += 8 + len(key) + len(value)
+        elif type(value) in _SCALARS:
+            size += 20 + len(key)
+        else:
+            size += 8 + len(key) + _value_bytes(value)
     for event in span.events or ():
         size += 24 + len(event.name)
         for key, value in (event.attributes or {}).items():
@@ -221,39 +247,71 @@ class _Flush:
         self.done = threading.Event()
 
 
-class _PullReader(MetricReader):
-    """Collected by the export thread only (no thread of its own, so nothing to fix up after a fork)."""
+class _Histograms:
+    """The three GenAI client histograms (explicit buckets, delta temporality), aggregated by the export thread.
 
-    def __init__(self) -> None:
-        super().__init__(preferred_temporality={Histogram: AggregationTemporality.DELTA})
-        self.collected: MetricsData | None = None
+    What the OTel metrics SDK's ``Histogram.record`` would aggregate, without its per-measurement cost (a
+    ``Measurement`` object, the attributes cleaned and hashed through sorted tuples, locks: tens of microseconds
+    per value, three or four values per LLM call). The export thread is the only one that records and collects,
+    so nothing here is locked. Per metric, at most :data:`MAX_POINTS` attribute sets per interval; the rest go
+    to one ``otel.metric.overflow=true`` point, as the OTel SDK's cardinality limit does.
+    """
 
-    def _receive_metrics(self, metrics_data: MetricsData, timeout_millis: float = 10_000, **kwargs: Any) -> None:
-        self.collected = metrics_data
+    MAX_POINTS = 2000
+    OVERFLOW: tuple[tuple[str, Any], ...] = (("otel.metric.overflow", True),)
+    SPECS: tuple[tuple[str, str, str, tuple[float, ...]], ...] = (  # name, unit, description, bucket bounds
+        (sc.METRIC_OPERATION_DURATION, "s", "GenAI operation duration", DURATION_BUCKETS_S),
+        (sc.METRIC_TOKEN_USAGE, "{token}", "Number of input and output tokens used", TOKEN_BUCKETS),
+        (sc.METRIC_TIME_TO_FIRST_CHUNK, "s", "Time to receive the first chunk of a stream", DURATION_BUCKETS_S),
+    )
 
-    def shutdown(self, timeout_millis: float = 30_000, **kwargs: Any) -> None:
-        self.collected = None
-
-
-class _Metrics:
     def __init__(self, resource: Resource, version: str) -> None:
-        self.reader = _PullReader()
-        self.provider = MeterProvider(metric_readers=[self.reader], resource=resource, shutdown_on_exit=False,
-                                      exemplar_filter=AlwaysOffExemplarFilter())
-        meter = self.provider.get_meter("inferwatch", version)
-        self.duration = meter.create_histogram(
-            sc.METRIC_OPERATION_DURATION, unit="s", description="GenAI operation duration",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS_S)
-        self.tokens = meter.create_histogram(
-            sc.METRIC_TOKEN_USAGE, unit="{token}", description="Number of input and output tokens used",
-            explicit_bucket_boundaries_advisory=TOKEN_BUCKETS)
-        self.ttfc = meter.create_histogram(
-            sc.METRIC_TIME_TO_FIRST_CHUNK, unit="s", description="Time to receive the first chunk of a stream",
-            explicit_bucket_boundaries_advisory=DURATION_BUCKETS_S)
+        self.resource = resource
+        self.scope = InstrumentationScope("inferwatch", version)
+        self.start_ns = time.time_ns()
+        # one dict per metric (SPECS order): attribute pairs -> [sum, min, max, bucket counts]
+        self.points: tuple[dict[tuple[tuple[str, Any], ...], list[Any]], ...] = tuple({} for _ in self.SPECS)
+
+    def record(self, metric: int, value: float, attributes: tuple[tuple[str, Any], ...]) -> None:
+        points = self.points[metric]
+        point = points.get(attributes)
+        if point is None:
+            if len(points) >= self.MAX_POINTS:
+                attributes = self.OVERFLOW
+                point = points.get(attributes)
+            if point is None:
+                point = points[attributes] = [0, math.inf, -math.inf, [0] * (len(self.SPECS[metric][3]) + 1)]
+        point[0] += value
+        if value < point[1]:
+            point[1] = value
+        if value > point[2]:
+            point[2] = value
+        point[3][bisect_left(self.SPECS[metric][3], value)] += 1
+
+    def collect(self) -> MetricsData | None:
+        """The delta since the last collection (None when nothing was recorded); starts a new interval."""
+        start, now = self.start_ns, time.time_ns()
+        self.start_ns = now
+        metrics = []
+        for (name, unit, description, bounds), points in zip(self.SPECS, self.points):
+            if points:
+                metrics.append(Metric(name=name, description=description, unit=unit, data=HistogramData(
+                    data_points=[HistogramDataPoint(
+                        attributes=dict(attributes), start_time_unix_nano=start, time_unix_nano=now,
+                        count=sum(counts), sum=total, bucket_counts=tuple(counts), explicit_bounds=bounds,
+                        min=low, max=high, **_NO_EXEMPLARS)
+                        for attributes, (total, low, high, counts) in points.items()],
+                    aggregation_temporality=AggregationTemporality.DELTA)))
+                points.clear()
+        if not metrics:
+            return None
+        return MetricsData(resource_metrics=[ResourceMetrics(
+            resource=self.resource, schema_url=self.resource.schema_url,
+            scope_metrics=[ScopeMetrics(scope=self.scope, metrics=metrics, schema_url=self.scope.schema_url)])])
 
 
-def _has_points(data: MetricsData) -> bool:
-    return any(m.data.data_points for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics)
+_NO_EXEMPLARS: dict[str, Any] = (  # HistogramDataPoint.exemplars exists in newer OTel SDKs only
+    {"exemplars": []} if "exemplars" in {f.name for f in dataclasses.fields(HistogramDataPoint)} else {})
 
 
 class _QueueingProcessor(SpanProcessor):
@@ -263,24 +321,220 @@ class _QueueingProcessor(SpanProcessor):
         self._p = pipeline
 
     def on_end(self, span: ReadableSpan) -> None:
-        p = self._p
-        try:
-            if p._closed:
-                return
-            if not p._worker_started:
-                p._start_worker()
-            queue = p._queue
-            if len(queue) >= p._max_queue:
-                p.count_drop("queue_full")
-                return
-            queue.append(span)
-            if len(queue) >= p._batch_size and not p._wake.is_set():
-                p._wake.set()
-        except Exception as exc:  # noqa: BLE001 - on_end must never raise into the app
-            _guard.record_internal_error("telemetry.on_end", exc)
+        self._p.enqueue(span)
 
     def force_flush(self, timeout_millis: int = 30_000) -> bool:
         return self._p.flush(timeout_millis / 1000)
+
+
+# --- the SDK's own spans -----------------------------------------------------------------------------------------
+_RANDOM_FLAG = int(getattr(trace.TraceFlags, "RANDOM_TRACE_ID", 0))  # W3C level 2 (newer OTel APIs)
+_SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
+_SAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.SAMPLED | _RANDOM_FLAG)
+_UNSET = trace.Status(trace.StatusCode.UNSET)
+# the context key under which the OTel API keeps the current span (derived through the API, not hard-coded)
+_SPAN_KEY = next(iter(trace.set_span_in_context(trace.INVALID_SPAN, otel_context.Context())))
+
+
+_PLAIN = frozenset({str, bool, int, float})
+
+
+def _plain(attributes: Mapping[str, Any]) -> bool:
+    """True when every value is a str, bool, int or float, or a tuple of str: valid as it is, nothing to clean."""
+    plain = _PLAIN
+    for value in attributes.values():
+        if type(value) not in plain and not (type(value) is tuple and all(type(v) is str for v in value)):
+            return False
+    return True
+
+
+class LightSpan(trace.Span):
+    """A span of ours: a few fields while it runs, turned into a ``ReadableSpan`` by the export thread.
+
+    Why: on the caller's thread the OTel SDK's ``start_span`` + ``set_attributes`` + ``end`` costs tens of
+    microseconds per span (each attribute value cleaned through a chain of checks, locks, a ``ReadableSpan``
+    copy), and in a real app it runs with cold CPU caches, between the provider client's own work, where every
+    extra function and object touched costs far more than in a tight loop. So the caller's thread keeps only what
+    cannot be known later (start and end times, ids, the parent and trace state of the current context, anything
+    set through the span API) and everything else is built in the export thread, batch by batch:
+
+    * an LLM call (:meth:`end_call`) hands over a snapshot of its :class:`~inferwatch.metrics.InferenceMetrics`;
+      the export thread derives the span's name, attributes (``span_attributes()``), status and the metric
+      values from it (:meth:`readable`);
+    * values set through the API (``set_attribute(s)``, ``add_event``, ``record_exception``) are cleaned and
+      bounded as the OTel SDK does (``BoundedAttributes``, the span limits of ``OTEL_SPAN_*_LIMIT`` /
+      ``OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT``); the attributes the SDK derives itself are taken as they are when
+      every value is a plain str, bool, int, float or tuple of str (:func:`_plain`), else cleaned the same way.
+
+    What is exported is what the SDK's span would have been: ids from the provider's id generator, the parent
+    and trace state of the current (or given) context, the sampled flag (our provider samples everything;
+    ``sample_rate`` is applied before a span is opened), kind, status, times, resource and instrumentation scope.
+    It is a full API span for code that finds it current (``trace.get_current_span()`` inside
+    ``with inferwatch.llm_call()``). After it ends it never changes.
+    """
+
+    __slots__ = ("_attributes", "_call", "_context", "_end", "_ended", "_events", "_flags", "_kind", "_name",
+                 "_parent", "_pipeline", "_start", "_state", "_status", "span_id", "trace_id")
+
+    def __init__(self, pipeline: Pipeline, name: str | None, kind: trace.SpanKind = trace.SpanKind.INTERNAL,
+                 start_time: int | None = None, context: otel_context.Context | None = None) -> None:
+        # trace.get_current_span(context), with two calls less (this runs on every LLM call)
+        current = (otel_context.get_current() if context is None else context).get(_SPAN_KEY)
+        parent = current.get_span_context() if current is not None and isinstance(current, trace.Span) else None
+        random_ids = pipeline._random_ids  # the default RandomIdGenerator, inlined: random bits, never 0
+        if parent is not None and parent.is_valid:
+            self.trace_id, self._state = parent.trace_id, parent.trace_state
+            self._flags = _SAMPLED_RANDOM if parent.trace_flags & _RANDOM_FLAG else _SAMPLED
+            self._parent: trace.SpanContext | None = parent
+        else:
+            self.trace_id = (random_ids and random.getrandbits(128)) or pipeline._id_generator.generate_trace_id()
+            self._state = None
+            self._flags = pipeline._root_flags
+            self._parent = None
+        self.span_id: int = (random_ids and random.getrandbits(64)) or pipeline._id_generator.generate_span_id()
+        self._context: trace.SpanContext | None = None  # built when first asked for
+        self._pipeline = pipeline
+        self._name = name  # None: derived from the call (LLM calls)
+        self._kind = kind
+        self._start = time.time_ns() if start_time is None else start_time
+        self._end = 0
+        self._ended = False
+        self._attributes: dict[str, Any] | None = None
+        self._events: Any = None
+        self._status = _UNSET
+        self._call: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
+
+    # --- opentelemetry.trace.Span ---
+    def get_span_context(self) -> trace.SpanContext:
+        ctx = self._context
+        if ctx is None:
+            ctx = self._context = trace.SpanContext(self.trace_id, self.span_id, False, self._flags, self._state)
+        return ctx
+
+    def is_recording(self) -> bool:
+        return not self._ended
+
+    def set_attributes(self, attributes: Mapping[str, Any]) -> None:
+        if self._ended or not attributes:
+            return
+        limit = self._pipeline._span_limits.max_span_attribute_length
+        if self._attributes is None:
+            self._attributes = {}
+        self._attributes.update(BoundedAttributes(None, attributes, immutable=False, max_value_len=limit))
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        self.set_attributes({key: value})
+
+    def add_event(self, name: str, attributes: Mapping[str, Any] | None = None,
+                  timestamp: int | None = None) -> None:
+        if self._ended:
+            return
+        limits = self._pipeline._span_limits
+        if self._events is None:
+            self._events = BoundedList(limits.max_events)
+        self._events.append(Event(name, BoundedAttributes(limits.max_event_attributes, attributes, immutable=True,
+                                                          max_value_len=limits.max_attribute_length),
+                                  time.time_ns() if timestamp is None else timestamp))
+
+    def record_exception(self, exception: BaseException, attributes: Mapping[str, Any] | None = None,
+                         timestamp: int | None = None, escaped: bool = False) -> None:
+        import traceback
+
+        module, qualname = type(exception).__module__, type(exception).__qualname__
+        event: dict[str, Any] = {
+            "exception.type": f"{module}.{qualname}" if module and module != "builtins" else qualname,
+            "exception.message": str(exception),
+            "exception.stacktrace": "".join(traceback.format_exception(type(exception), exception,
+                                                                       exception.__traceback__)),
+            "exception.escaped": str(escaped),
+        }
+        event.update(attributes or {})
+        self.add_event("exception", event, timestamp)
+
+    def set_status(self, status: trace.Status | trace.StatusCode, description: str | None = None) -> None:
+        if self._ended or self._status.status_code is trace.StatusCode.OK:  # OK is final (OTel's rule)
+            return
+        if isinstance(status, trace.StatusCode):
+            status = trace.Status(status, description)
+        if isinstance(status, trace.Status) and status.status_code is not trace.StatusCode.UNSET:
+            self._status = status
+
+    def update_name(self, name: str) -> None:
+        if not self._ended:
+            self._name = name
+
+    def end(self, end_time: int | None = None) -> None:
+        """Finish and queue for export (once; later calls, and changes after it, are ignored)."""
+        if self._ended:
+            return
+        self._end = time.time_ns() if end_time is None else end_time
+        self._ended = True
+        self._pipeline.enqueue(self)
+
+    def end_call(self, snapshot: tuple[Any, ...], content: dict[str, Any] | None) -> None:
+        """End an LLM call's span: ``snapshot`` is ``InferenceMetrics._snapshot()`` taken at its end, ``content``
+        the captured prompt/completion attributes (capture on). Name, attributes, status and metric values are
+        derived from them in the export thread."""
+        if self._ended:
+            return
+        self._call = (snapshot, content)
+        self._end = snapshot[_END_TIME]
+        self._ended = True
+        if not self._pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
+            self._pipeline.record_metric_row(_metric_row(InferenceMetrics(*snapshot)))
+
+    # --- export thread ---
+    def readable(self) -> ReadableSpan:
+        """The finished span as the exporters take it; an LLM call's metric values are recorded on the way."""
+        p = self._pipeline
+        attributes: Any = self._attributes
+        name, status = self._name, self._status
+        if self._call is not None:
+            snapshot, content = self._call
+            m = InferenceMetrics(*snapshot)
+            try:
+                p._record_call_metrics(_metric_row(m))
+            except Exception as exc:  # noqa: BLE001 - the span still goes
+                _guard.record_internal_error("telemetry.metrics.record", exc)
+            if m.response_model:
+                name = f"{m.operation} {m.request_model or m.response_model}"
+            elif name is None:
+                name = f"{m.operation} {m.request_model}".strip()
+            merged = {sc.GEN_AI_OPERATION_NAME: m.operation, sc.GEN_AI_PROVIDER_NAME: m.provider,
+                      sc.GEN_AI_REQUEST_MODEL: m.request_model}  # what the span started with
+            if attributes:
+                merged.update(attributes)
+            ours = m.span_attributes()
+            if content:
+                ours.update(content)
+            if p._plain_ok and _plain(ours) and _plain(merged):
+                merged.update(ours)
+                attributes = merged
+            else:
+                attributes = BoundedAttributes(None, merged, immutable=False,
+                                               max_value_len=p._span_limits.max_span_attribute_length)
+                attributes.update(ours)
+                attributes = dict(attributes)
+            if m.status == "error" and status.status_code is not trace.StatusCode.OK:
+                status = trace.Status(trace.StatusCode.ERROR, m.error_type)
+        if attributes and len(attributes) > p._span_limits.max_span_attributes:  # the oldest go, as OTel's do
+            attributes = BoundedAttributes(p._span_limits.max_span_attributes, attributes)
+        return ReadableSpan(
+            name=name or "", context=self.get_span_context(), parent=self._parent, resource=p._resource,
+            attributes=attributes, events=() if self._events is None else self._events, kind=self._kind,
+            status=status, start_time=self._start, end_time=self._end, instrumentation_scope=p._scope)
+
+
+def _metric_row(m: InferenceMetrics) -> tuple[Any, ...]:
+    """The histogram values of one call (see :meth:`Pipeline.record_metrics`)."""
+    ttft = m.ttft_ms
+    served = not m.cache_hit  # a cache hit used no provider tokens: kept out of the token histogram
+    return (m.operation, m.provider, m.request_model, m.response_model, m.latency_ms / 1000,
+            m.input_tokens if served else None, m.output_tokens if served else None,
+            None if ttft is None else ttft / 1000, m.error_type or None)
+
+
+_END_TIME = [f.name for f in dataclasses.fields(InferenceMetrics)].index("end_time_ns")
 
 
 class Pipeline:
@@ -309,9 +563,18 @@ class Pipeline:
             attributes["service.name"] = options.service_name  # else OTEL_SERVICE_NAME / the OTel default apply
         self._version = str(getattr(sys.modules.get("inferwatch"), "__version__", ""))
         self._resource = Resource.create(attributes)
-        self._tracer_provider = TracerProvider(resource=self._resource, sampler=ALWAYS_ON, shutdown_on_exit=False)
+        self._span_limits = SpanLimits()  # OTEL_SPAN_*_LIMIT, read once, shared with the provider
+        self._tracer_provider = TracerProvider(resource=self._resource, sampler=ALWAYS_ON, shutdown_on_exit=False,
+                                               span_limits=self._span_limits)
         self._tracer_provider.add_span_processor(_QueueingProcessor(self))
+        self.span = functools.partial(LightSpan, self)  # type: ignore[method-assign]  # span(), one call less
         self.tracer: trace.Tracer = self._tracer_provider.get_tracer("inferwatch", self._version)
+        # for LightSpan: what the provider's tracer would stamp on a span
+        self._scope = InstrumentationScope("inferwatch", self._version)
+        self._id_generator = ids = self._tracer_provider.id_generator
+        self._random_ids = type(ids) is RandomIdGenerator  # LightSpan draws the bits itself (a 0 asks ids)
+        self._root_flags = _SAMPLED_RANDOM if getattr(ids, "is_trace_id_random", lambda: False)() else _SAMPLED
+        self._plain_ok = self._span_limits.max_span_attribute_length is None  # else every string is cut to it
 
         _live.add(self)
         _register_process_hooks()
@@ -322,6 +585,7 @@ class Pipeline:
         self._queue: deque[Any] = deque()
         self._metric_records: deque[tuple[Any, ...]] = deque()
         self._wake = threading.Event()
+        self._abort = threading.Event()  # set by shutdown(): stops an export's retry wait
         self._counts_lock = threading.Lock()
         self._start_lock = threading.Lock()
         self._dropped: dict[str, int] = dict.fromkeys(DROP_REASONS, 0)
@@ -335,7 +599,7 @@ class Pipeline:
         # given exporters are kept; the default ones are (re)built lazily, in the export thread
         self._exporter: SpanExporter | None = self._given_exporter
         self._metric_exporter: MetricExporter | None = self._given_metric_exporter
-        self._metrics: _Metrics | None = None
+        self._metrics: _Histograms | None = None
         self._scrubbers: _Scrubbers | None = None
         # disk buffer: opened lazily by the export thread ("off" | "pending" | "on" | "locked" | "error")
         self._disk: Any = None
@@ -363,10 +627,40 @@ class Pipeline:
             self._worker_started = True
 
     # --- caller-thread API (O(1), never raises) ---------------------------------------------------------------
+    def span(self, name: str | None, kind: trace.SpanKind = trace.SpanKind.INTERNAL, start_time: int | None = None,
+             context: otel_context.Context | None = None) -> LightSpan:
+        """Start one of the SDK's own spans (see :class:`LightSpan`); it is queued when it ends."""
+        return LightSpan(self, name, kind, start_time, context)
+
+    def enqueue(self, span: ReadableSpan | LightSpan) -> bool:
+        """Queue a finished span for the export thread; False when it was not (closed, or dropped and counted
+        as ``queue_full``)."""
+        try:
+            if self._closed:
+                return False
+            if not self._worker_started:
+                self._start_worker()
+            queue = self._queue
+            if len(queue) >= self._max_queue:
+                self.count_drop("queue_full")
+                return False
+            queue.append(span)
+            if len(queue) >= self._batch_size and not self._wake.is_set():
+                self._wake.set()
+            return True
+        except Exception as exc:  # noqa: BLE001 - runs in span.end(): must never raise into the app
+            _guard.record_internal_error("telemetry.on_end", exc)
+            return False
+
     def record_metrics(self, *, operation: str, provider: str, request_model: str, response_model: str,
                        duration_s: float, input_tokens: int | None, output_tokens: int | None,
                        ttfc_s: float | None, error_type: str | None) -> None:
         """Queue one call's measurements; the export thread records them into the histograms."""
+        self.record_metric_row((operation, provider, request_model, response_model, duration_s, input_tokens,
+                                output_tokens, ttfc_s, error_type))
+
+    def record_metric_row(self, row: tuple[Any, ...]) -> None:
+        """:meth:`record_metrics` with its arguments as one tuple, in that order (the recorder's fast path)."""
         try:
             if self._closed:
                 return
@@ -376,8 +670,7 @@ class Pipeline:
             if len(records) >= self._max_queue:
                 self.count_drop("metrics_queue_full")
                 return
-            records.append((operation, provider, request_model, response_model, duration_s, input_tokens,
-                            output_tokens, ttfc_s, error_type))
+            records.append(row)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("telemetry.record_metrics", exc)
 
@@ -425,6 +718,7 @@ class Pipeline:
             self.flush(timeout)
             self._closed = True
             self._stopping = True
+            self._abort.set()
             self._wake.set()
             thread = self._thread
             if thread is not None and thread is not threading.current_thread():
@@ -442,11 +736,10 @@ class Pipeline:
             self._closed = True
             _live.discard(self)
         for where, close in (("telemetry.shutdown.exporter", lambda: self._exporter and self._exporter.shutdown()),
+                             ("telemetry.shutdown.poster", lambda: self._poster and self._poster.close()),
                              ("telemetry.shutdown.metric_exporter",
                               lambda: self._metric_exporter and self._metric_exporter.shutdown()),
-                             ("telemetry.shutdown.tracer_provider", self._tracer_provider.shutdown),
-                             ("telemetry.shutdown.meter_provider",
-                              lambda: self._metrics and self._metrics.provider.shutdown())):
+                             ("telemetry.shutdown.tracer_provider", self._tracer_provider.shutdown)):
             with _guard.guard(where):
                 close()
 
@@ -484,7 +777,7 @@ class Pipeline:
     def _drain(self) -> None:
         queue = self._queue
         while queue and not self._closed:  # after shutdown() gave up waiting, the rest is counted there
-            batch: list[ReadableSpan] = []
+            batch: list[ReadableSpan | LightSpan] = []
             marker: _Flush | None = None
             while queue and len(batch) < self._batch_size:
                 item = queue.popleft()
@@ -506,11 +799,11 @@ class Pipeline:
                 if marker is not None:
                     marker.done.set()
 
-    def _export_spans(self, batch: list[ReadableSpan]) -> None:
+    def _export_spans(self, batch: list[ReadableSpan | LightSpan]) -> None:
         ready: list[tuple[ReadableSpan, int]] = []
         for span in batch:
             try:
-                prepared = self._prepare(span)
+                prepared = self._prepare(span.readable() if type(span) is LightSpan else span)
             except Exception as exc:  # noqa: BLE001 - a bug of ours drops the span, never the thread
                 _guard.record_internal_error("telemetry.prepare", exc)
                 self.count_drop("internal_error")
@@ -532,11 +825,12 @@ class Pipeline:
         if self._disk is not None:
             self._send_buffered(spans)
             return
+        exporter = self._exporter
+        if exporter is None:
+            self._send_otlp(spans)
+            return
         ok = False
         try:
-            exporter = self._exporter
-            if exporter is None:
-                exporter = self._exporter = self._default_span_exporter()
             ok = exporter.export(spans) is SpanExportResult.SUCCESS
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("telemetry.export", exc)
@@ -545,6 +839,38 @@ class Pipeline:
         else:
             self._export_failures += 1
             self.count_drop("export_failed", len(spans))
+
+    def _send_otlp(self, spans: list[ReadableSpan]) -> None:
+        """The default span export: our encoder (:mod:`inferwatch._otlp`; the stock one costs several times more
+        CPU per span), gzip, POST to ``{endpoint}/v1/traces``, with the stock OTLP exporter's retry rules: at most
+        :data:`EXPORT_ATTEMPTS` attempts within ``export_timeout_s``, backing off 1, 2, 4... s (±20 %) or the
+        collector's ``Retry-After``, after a refused or reset connection, a timeout, or 429/502/503/504; any
+        other answer is final. A request that fails is dropped as ``export_failed``."""
+        n = len(spans)
+        try:
+            payload = _otlp.encode_spans(spans)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours drops the batch, never the thread
+            _guard.record_internal_error("telemetry.encode", exc)
+            self.count_drop("internal_error", n)
+            return
+        timeout = self.options.export_timeout_s
+        deadline = time.monotonic() + timeout
+        for attempt in range(EXPORT_ATTEMPTS):
+            outcome, retry_after = self._post(payload, timeout=max(deadline - time.monotonic(), 0.05),
+                                              where="telemetry.export")
+            if outcome == "ok":
+                self._exported += n
+                return
+            if outcome == "fail":
+                break
+            wait = retry_after if retry_after is not None else 2 ** attempt * random.uniform(0.8, 1.2)
+            if attempt + 1 == EXPORT_ATTEMPTS or wait > deadline - time.monotonic() or self._abort.wait(wait):
+                break
+        self._export_failures += 1
+        self.count_drop("export_failed", n)
+        if self._export_failures == 1:
+            _log.warning("inferwatch: span export to %s/v1/traces failed; failures and dropped spans are counted "
+                         "in inferwatch.stats()", self.options.endpoint.rstrip("/"))
 
     # --- disk buffer (export thread) -----------------------------------------------------------------------
     def _open_disk(self) -> None:
@@ -567,7 +893,7 @@ class Pipeline:
 
     def _send_buffered(self, spans: list[ReadableSpan]) -> None:
         try:
-            payload = encode_spans(spans).SerializePartialToString()
+            payload = _otlp.encode_spans(spans)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("telemetry.encode", exc)
             self.count_drop("internal_error", len(spans))
@@ -633,24 +959,27 @@ class Pipeline:
                 self._export_failures += 1
                 self.count_drop("export_failed", seg.spans)
 
-    def _post(self, payload: bytes) -> tuple[str, float | None]:
+    def _post(self, payload: bytes, timeout: float | None = None,
+              where: str = "telemetry.disk_buffer.post") -> tuple[str, float | None]:
         """One POST of an encoded request: ("ok" | "retry" | "fail", Retry-After seconds or None)."""
         import gzip
 
         import requests
 
         o = self.options
+        timeout = o.export_timeout_s if timeout is None else timeout
         if self._poster is None:
             self._poster = _own_headers_session(self._headers())
+        # gzip level 1: on span batches as small as level 5-9 (~43 B per LLM span), and 2-3x less CPU
         try:
             response = self._poster.post(
-                f"{o.endpoint.rstrip('/')}/v1/traces", data=gzip.compress(payload, 5),
+                f"{o.endpoint.rstrip('/')}/v1/traces", data=gzip.compress(payload, 1),
                 headers={"Content-Type": "application/x-protobuf", "Content-Encoding": "gzip"},
-                timeout=(min(o.export_timeout_s, 5.0), o.export_timeout_s))
+                timeout=(min(timeout, 5.0), timeout))
         except requests.RequestException:
             return "retry", None  # refused, reset, timed out: the collector is down or overloaded
         except Exception as exc:  # noqa: BLE001 - a bug of ours: keep the request, try again later
-            _guard.record_internal_error("telemetry.disk_buffer.post", exc)
+            _guard.record_internal_error(where, exc)
             return "retry", None
         status = response.status_code
         response.close()
@@ -763,15 +1092,6 @@ class Pipeline:
             return _Scrubbers(redact, policy, True, secrets, f"{policy}:secrets")
         return _Scrubbers(redact, policy, True, fallback_scrub, FALLBACK_SECRETS_POLICY)
 
-    def _default_span_exporter(self) -> SpanExporter:
-        o = self.options
-        session = _own_headers_session(self._headers())
-        exporter = OTLPSpanExporter(endpoint=f"{o.endpoint.rstrip('/')}/v1/traces", timeout=o.export_timeout_s,
-                                    compression=Compression.Gzip, session=session,
-                                    max_request_size=2 * MAX_REQUEST_BYTES, meter_provider=NoOpMeterProvider())
-        session.verify, session.cert = True, None  # OTEL_EXPORTER_OTLP_CERTIFICATE etc. are the app's, not ours
-        return exporter
-
     def _default_metric_exporter(self) -> MetricExporter:
         o = self.options
         session = _own_headers_session(self._headers())
@@ -788,35 +1108,40 @@ class Pipeline:
     # --- metrics (export thread) ------------------------------------------------------------------------------
     def _fold_metric_records(self) -> None:
         records = self._metric_records
-        if not records:
-            return
-        if self._metrics is None:
-            self._metrics = _Metrics(self._resource, self._version)
-        m = self._metrics
         while records:
-            op, provider, req_model, resp_model, duration, inp, out, ttfc, error = records.popleft()
-            attrs: dict[str, Any] = {sc.GEN_AI_OPERATION_NAME: op, sc.GEN_AI_PROVIDER_NAME: provider}
+            self._record_call_metrics(records.popleft())
+
+    def _record_call_metrics(self, row: tuple[Any, ...]) -> None:
+        """Fold one call's values (a :meth:`record_metrics` row) into the histograms (export thread only)."""
+        if self._metrics is None:
+            self._metrics = _Histograms(self._resource, self._version)
+        record = self._metrics.record
+        try:
+            op, provider, req_model, resp_model, duration, inp, out, ttfc, error = row
+            attrs = [(sc.GEN_AI_OPERATION_NAME, op), (sc.GEN_AI_PROVIDER_NAME, provider)]
             if req_model:
-                attrs[sc.GEN_AI_REQUEST_MODEL] = req_model
+                attrs.append((sc.GEN_AI_REQUEST_MODEL, req_model))
             if resp_model:
-                attrs[sc.GEN_AI_RESPONSE_MODEL] = resp_model
+                attrs.append((sc.GEN_AI_RESPONSE_MODEL, resp_model))
+            if not all(type(value) in _PLAIN for _, value in attrs):  # cleaned as the OTel SDK cleans them
+                attrs = list(BoundedAttributes(None, dict(attrs)).items())
             if duration is not None and duration >= 0:
-                m.duration.record(duration, {**attrs, sc.ERROR_TYPE: error} if error else attrs)
+                record(0, duration, tuple(attrs + [(sc.ERROR_TYPE, error)]) if error else tuple(attrs))
             if inp is not None and inp >= 0:
-                m.tokens.record(inp, {**attrs, GEN_AI_TOKEN_TYPE: "input"})
+                record(1, inp, tuple(attrs + [(GEN_AI_TOKEN_TYPE, "input")]))
             if out is not None and out >= 0:
-                m.tokens.record(out, {**attrs, GEN_AI_TOKEN_TYPE: "output"})
+                record(1, out, tuple(attrs + [(GEN_AI_TOKEN_TYPE, "output")]))
             if ttfc is not None and ttfc >= 0:
-                m.ttfc.record(ttfc, attrs)
+                record(2, ttfc, tuple(attrs))
+        except Exception as exc:  # noqa: BLE001 - a bad value (a token count that is not a number) is skipped
+            _guard.record_internal_error("telemetry.metrics.record", exc)
 
     def _export_metrics(self) -> bool:
         """Collect and send the delta since the last collection; True when sent or nothing to send."""
         if self._metrics is None:
             return True
-        reader = self._metrics.reader
-        reader.collect(timeout_millis=self.options.export_timeout_s * 1000)
-        data, reader.collected = reader.collected, None
-        if data is None or not _has_points(data):
+        data = self._metrics.collect()
+        if data is None:
             return True
         ok = False
         try:

@@ -14,7 +14,7 @@ The observer's call ends exactly once, with what was seen so far, when the first
 * the stream is exhausted (``StopIteration`` / ``StopAsyncIteration``);
 * an exception comes out of the stream: it is recorded as the call's error and re-raised unchanged;
 * the app closes it (``close()``, ``aclose()``, leaving ``with``): an early close is not an error;
-* the proxy is garbage-collected unfinished (a ``weakref.finalize`` callback; not at interpreter exit).
+* the proxy is garbage-collected unfinished (its ``__del__``; not at interpreter exit).
 
 An observer that raises is counted (``inferwatch.stats()["internal_errors"]``) and stops observing; the stream
 goes on untouched.
@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import threading
 import types
 import weakref
@@ -70,7 +71,7 @@ _in_call: ContextVar[bool] = ContextVar("inferwatch_in_provider_call", default=F
 
 def inactive(kwargs: Mapping[str, Any]) -> bool:
     """True when a patched function must call straight through (see the module docstring)."""
-    if client.get_pipeline() is None or _in_call.get():
+    if client._pipeline is None or _in_call.get():  # client.get_pipeline(), read directly (every call)
         return True
     headers = kwargs.get("extra_headers")
     if headers:
@@ -224,7 +225,7 @@ def load_classes(table: Iterable[tuple[str, str]]) -> dict[tuple[str, str], type
 
 # --- small readers that accept dicts (request params) and objects (SDK models) alike -------------------------
 def get(obj: Any, key: str, default: Any = None) -> Any:
-    if isinstance(obj, Mapping):
+    if type(obj) is dict or isinstance(obj, Mapping):  # a plain dict (request params) skips the ABC check
         return obj.get(key, default)
     return getattr(obj, key, default)
 
@@ -302,7 +303,7 @@ class Observer(Protocol):
 
 
 class _Finish:
-    """Ends the observer's call once; also the ``weakref.finalize`` callback (holds no reference to the proxy)."""
+    """Ends the observer's call once (holds no reference to the proxy, whose ``__del__`` may call it)."""
 
     __slots__ = ("done", "observer", "where")
 
@@ -321,23 +322,29 @@ class _Finish:
             _guard.record_internal_error(self.where, exc)
 
 
-_OWN = frozenset({"__wrapped__", "_iw_observer", "_iw_finish", "_iw_finalizer", "_iw_next", "_iw_where"})
+_OWN = frozenset({"__wrapped__", "_iw_observer", "_iw_finish", "_iw_next", "_iw_where"})
+_finalizing = sys.is_finalizing
 
 
 class _ProxyBase:
-    __slots__ = ("__wrapped__", "__weakref__", "_iw_finalizer", "_iw_finish", "_iw_next", "_iw_observer",
-                 "_iw_where")
+    __slots__ = ("__wrapped__", "__weakref__", "_iw_finish", "_iw_next", "_iw_observer", "_iw_where")
 
     def __init__(self, wrapped: Any, observer: Observer, where: str) -> None:
         object.__setattr__(self, "__wrapped__", wrapped)
         object.__setattr__(self, "_iw_observer", observer)
         object.__setattr__(self, "_iw_where", where)
         object.__setattr__(self, "_iw_next", None)
-        finish = _Finish(observer, where)
-        object.__setattr__(self, "_iw_finish", finish)
-        finalizer = weakref.finalize(self, finish, None)
-        finalizer.atexit = False
-        object.__setattr__(self, "_iw_finalizer", finalizer)
+        object.__setattr__(self, "_iw_finish", _Finish(observer, where))
+
+    def __del__(self) -> None:
+        """Collected unfinished (the app dropped the stream): end the call with what was seen (once; not at
+        interpreter exit). A ``__del__`` rather than a ``weakref.finalize``: this is made for every stream."""
+        try:
+            finish = object.__getattribute__(self, "_iw_finish")
+        except AttributeError:  # made without __init__ (e.g. by copy): nothing to end
+            return
+        if not finish.done and not _finalizing():
+            finish(None)  # _Finish never raises
 
     # --- transparency ---
     @property  # type: ignore[misc]
@@ -367,7 +374,6 @@ class _ProxyBase:
     # --- recording ---
     def _iw_end(self, error: BaseException | None) -> None:
         self._iw_finish(error)
-        self._iw_finalizer.detach()
 
     def _iw_observe(self, item: Any) -> None:
         observer = self._iw_observer
@@ -402,7 +408,13 @@ class StreamProxy(_ProxyBase):
         except BaseException as exc:
             self._iw_end(exc)
             raise
-        self._iw_observe(item)
+        observer = self._iw_observer  # _iw_observe, inlined: this runs for every chunk
+        if observer is not None:
+            try:
+                observer.observe(item)
+            except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
+                object.__setattr__(self, "_iw_observer", None)
+                _guard.record_internal_error(self._iw_where, exc)
         return item
 
     def __enter__(self) -> StreamProxy:
@@ -444,7 +456,13 @@ class AsyncStreamProxy(_ProxyBase):
         except BaseException as exc:
             self._iw_end(exc)
             raise
-        self._iw_observe(item)
+        observer = self._iw_observer  # _iw_observe, inlined: this runs for every chunk
+        if observer is not None:
+            try:
+                observer.observe(item)
+            except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
+                object.__setattr__(self, "_iw_observer", None)
+                _guard.record_internal_error(self._iw_where, exc)
         return item
 
     async def __aenter__(self) -> AsyncStreamProxy:

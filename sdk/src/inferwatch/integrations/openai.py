@@ -50,10 +50,11 @@ import types
 from typing import Any, Callable
 
 from .. import _guard, budget
+from .. import client as iw_client
 from ..llm_call import LlmCall
-from ..metrics import normalise_openai_usage
 from . import DidNotEnable, uninstrument
 from . import _streams as st
+from ._streams import _in_call
 
 log = logging.getLogger("inferwatch")
 
@@ -143,11 +144,14 @@ def _factory(api: str, is_async: bool) -> st.Factory:
                 return _record_async(coroutine, self, api, kwargs, downgraded)
         else:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if not switch.enabled or st.inactive(kwargs):
+                # st.inactive(kwargs), its common answer inlined: no pipeline, or inside a recorded call
+                if not switch.enabled or iw_client._pipeline is None or _in_call.get() or (
+                        "extra_headers" in kwargs and st.inactive(kwargs)):
                     return original(self, *args, **kwargs)
-                downgraded = budget.enforce_request(kwargs)  # BudgetExceeded: before the provider is called
+                # BudgetExceeded: before the provider is called (no guard installed: nothing to ask)
+                downgraded = "" if budget._active is None else budget.enforce_request(kwargs)
                 rec = _Recorder.prepare(self, api, kwargs, is_async=False, downgraded_from=downgraded)
-                token = st.enter_call()
+                token = _in_call.set(True)  # st.enter_call(), inlined as the rest of this hot path
                 try:
                     result = original(self, *args, **kwargs)
                 except BaseException as exc:
@@ -155,7 +159,7 @@ def _factory(api: str, is_async: bool) -> st.Factory:
                         rec.end(exc)
                     raise
                 finally:
-                    st.exit_call(token)
+                    _in_call.reset(token)
                 return result if rec is None else rec.complete(result)
         return st.mark(wrapper, original)
     return make
@@ -172,11 +176,6 @@ async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[st
     return result if rec is None else rec.complete(result)
 
 
-def _provider(resource: Any) -> str:
-    name = type(getattr(resource, "_client", None)).__name__
-    return "azure.ai.openai" if "Azure" in name else "openai"
-
-
 def _usage(usage: Any) -> dict[str, Any]:
     """Chat ``CompletionUsage`` or Responses ``ResponseUsage`` in the OTel convention."""
     prompt = getattr(usage, "prompt_tokens", None)
@@ -189,12 +188,12 @@ def _usage(usage: Any) -> dict[str, Any]:
         completion = getattr(usage, "output_tokens", None)
         prompt_details = getattr(usage, "input_tokens_details", None)
         completion_details = getattr(usage, "output_tokens_details", None)
-    normalised = normalise_openai_usage(prompt, completion, getattr(prompt_details, "cached_tokens", None),
-                                        getattr(completion_details, "reasoning_tokens", None))
-    cache_write = getattr(prompt_details, "cache_write_tokens", None)  # inside prompt tokens, like cache reads
-    if cache_write:
-        normalised["cache_write_tokens"] = cache_write
-    return normalised
+    # normalise_openai_usage(), inlined: OpenAI's counts are already in the OTel convention (cached tokens and
+    # cache writes inside prompt tokens, reasoning inside completion tokens)
+    return {"input_tokens": prompt, "output_tokens": completion,
+            "cache_read_tokens": getattr(prompt_details, "cached_tokens", None) or 0,
+            "cache_write_tokens": getattr(prompt_details, "cache_write_tokens", None) or 0,
+            "reasoning_tokens": getattr(completion_details, "reasoning_tokens", None) or 0}
 
 
 class _Recorder:
@@ -218,14 +217,20 @@ class _Recorder:
         try:
             model = kwargs.get("model")
             streamed = kwargs.get("stream") is True
-            call = LlmCall(model=model if isinstance(model, str) else "", provider=_provider(resource),
-                           operation="chat", streamed=streamed)
-            call.metrics.downgraded_from = downgraded_from
+            owner = type(getattr(resource, "_client", None)).__name__  # _provider(resource), inlined
+            call = LlmCall(model=model if isinstance(model, str) else "",
+                           provider="azure.ai.openai" if "Azure" in owner else "openai", operation="chat",
+                           streamed=streamed)
+            if downgraded_from:
+                call.metrics.downgraded_from = downgraded_from
             call.start()
-            capture = st.capture_on()
+            options = iw_client._options  # st.capture_on(), inlined (every call runs this)
+            capture = options is not None and options.capture != "off"
             rec = cls(call, api, kwargs, streamed, is_async, capture)
             if api == "chat":
-                messages = st.as_sequence(kwargs.get("messages"))
+                messages = kwargs.get("messages")
+                if not isinstance(messages, (list, tuple)):  # st.as_sequence
+                    messages = None
                 failures = _chat_tool_errors(messages)
                 if capture and messages is not None:
                     call.content(input=list(messages))
@@ -374,7 +379,7 @@ def _chat_tool_errors(messages: Any) -> int:
         return 0
     count = 0
     for message in reversed(messages):
-        role = st.get(message, "role")
+        role = message.get("role") if type(message) is dict else st.get(message, "role")  # dicts: no call
         if role == "assistant":
             break
         if role in ("tool", "function") and st.error_payload(st.get(message, "content")):
@@ -435,8 +440,13 @@ class _ChatStream:
             delta = getattr(choice, "delta", None)
             if delta is not None:
                 content = delta.content
-                if content:
-                    self._content(content)
+                if content:  # self._content(content), inlined: this runs for every chunk
+                    if not self.seen_first:
+                        self.seen_first = True
+                        self.call.first_token()
+                    self.chars += len(content)
+                    if self.parts is not None:
+                        self.parts.append(content)
                 refusal = getattr(delta, "refusal", None)
                 if refusal:
                     self.refusal = True

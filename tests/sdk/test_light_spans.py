@@ -1,0 +1,221 @@
+"""The SDK's own spans (``telemetry.LightSpan``): what they export, and that they behave as OTel spans.
+
+An LLM call's span is built in the export thread from a snapshot of its metrics; these tests pin down that the
+exported span is the one the OTel SDK's span used to be (name, kind, ids, parent, status, times, attributes), that
+API calls on it (it is the current span inside ``with inferwatch.llm_call()``) are cleaned and bounded as the OTel
+SDK does, and that nothing the app does to ``call.metrics`` after the call reaches the export thread.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.attributes import BoundedAttributes
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+import inferwatch
+from inferwatch import _guard, _responses
+from inferwatch import client as iw_client
+from inferwatch import semconv as sc
+from inferwatch.metrics import InferenceMetrics
+from tests.otel_exporters import KeepingMetricExporter
+
+
+@pytest.fixture
+def spans() -> Iterator[InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, schedule_delay_ms=20, metric_exporter=KeepingMetricExporter())
+    try:
+        yield exporter
+    finally:
+        inferwatch.shutdown()
+        _guard.reset()
+
+
+def finished(exporter: InMemorySpanExporter) -> list[Any]:
+    assert inferwatch.flush(5)
+    return list(exporter.get_finished_spans())
+
+
+def test_an_llm_span_is_what_the_otel_sdk_span_was(spans: InMemorySpanExporter) -> None:
+    with inferwatch.tags(feature="search"), inferwatch.llm_call(model="gpt-4o", provider="openai") as call:
+        call.usage(input_tokens=12, output_tokens=3)
+        call.response(text="hi", finish_reason="stop", response_model="gpt-4o-2024", response_id="resp-1")
+    (span,) = finished(spans)
+    m = call.metrics
+    assert span.name == "chat gpt-4o" and span.kind is trace.SpanKind.CLIENT
+    assert span.status.status_code is trace.StatusCode.UNSET and span.parent is None
+    assert f"{span.context.trace_id:032x}" == m.trace_id and f"{span.context.span_id:016x}" == m.span_id
+    assert span.context.trace_flags.sampled and not span.context.is_remote
+    assert (span.start_time, span.end_time) == (m.start_time_ns, m.end_time_ns)
+    assert dict(span.attributes) == {sc.GEN_AI_OPERATION_NAME: "chat", sc.GEN_AI_PROVIDER_NAME: "openai",
+                                     sc.GEN_AI_REQUEST_MODEL: "gpt-4o", **m.span_attributes()}
+    assert span.attributes[sc.FEATURE] == "search"
+    pipeline_scope = iw_client.get_pipeline()._scope
+    assert span.instrumentation_scope == pipeline_scope and span.instrumentation_scope.name == "inferwatch"
+    assert span.resource.attributes["telemetry.distro.name"] == "inferwatch"
+    assert _responses.lookup("resp-1") == (m.trace_id, m.span_id)
+
+
+def test_an_error_and_a_nameless_model(spans: InMemorySpanExporter) -> None:
+    with pytest.raises(TimeoutError), inferwatch.llm_call(provider="vllm"):
+        raise TimeoutError
+    with inferwatch.llm_call(provider="vllm") as call:
+        call.response(response_model="served-model")
+    failed, answered = finished(spans)
+    assert failed.name == "chat" and failed.status.status_code is trace.StatusCode.ERROR
+    assert failed.status.description == "TimeoutError" and failed.attributes[sc.ERROR_TYPE] == "TimeoutError"
+    assert failed.attributes[sc.GEN_AI_REQUEST_MODEL] == ""  # as the span started with
+    assert answered.name == "chat served-model"
+
+
+def test_parents_and_children_across_tracer_providers(spans: InMemorySpanExporter) -> None:
+    theirs = InMemorySpanExporter()
+    app = TracerProvider()
+    app.add_span_processor(SimpleSpanProcessor(theirs))
+    tracer = app.get_tracer("app")
+    state = trace.TraceState([("vendor", "x")])
+    remote = trace.SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=trace.TraceFlags(1), trace_state=state)
+
+    @inferwatch.observe(operation="retrieval")
+    def step() -> None:
+        with inferwatch.llm_call(model="m", provider="p"):
+            with tracer.start_as_current_span("app work inside the call"):
+                pass
+
+    with trace.use_span(trace.NonRecordingSpan(remote)):
+        with tracer.start_as_current_span("GET /search") as request:
+            step()
+    ours = {s.name.rpartition(".")[2]: s for s in finished(spans)}
+    (inside,) = [s for s in theirs.get_finished_spans() if s.name == "app work inside the call"]
+    llm, observed = ours["chat m"], ours["step"]
+    assert {s.context.trace_id for s in (llm, observed, inside)} == {0xABC}
+    assert observed.parent.span_id == request.get_span_context().span_id
+    assert observed.kind is trace.SpanKind.INTERNAL
+    assert observed.attributes[sc.GEN_AI_OPERATION_NAME] == "retrieval"
+    assert llm.parent.span_id == observed.context.span_id
+    assert inside.parent.span_id == llm.context.span_id  # made current by the with block
+    assert llm.context.trace_state == state
+
+
+def test_the_current_llm_span_takes_api_calls_cleaned_and_ours_win(spans: InMemorySpanExporter) -> None:
+    with inferwatch.llm_call(model="m", provider="p"):
+        current = trace.get_current_span()
+        assert current.is_recording()
+        current.set_attribute("app.step", "rerank")
+        current.set_attributes({"app.ids": [1, 2], "app.bad": object(), sc.GEN_AI_PROVIDER_NAME: "spoofed"})
+        current.add_event("retry", {"attempt": 2})
+        current.record_exception(ValueError("boom"))
+        current.set_status(trace.StatusCode.OK)
+    assert not current.is_recording()
+    current.set_attribute("late", 1)  # after the end: ignored
+    (span,) = finished(spans)
+    assert span.attributes["app.step"] == "rerank" and span.attributes["app.ids"] == (1, 2)
+    assert span.attributes["app.bad"] == _otel_cleaned({"app.bad": object()})["app.bad"]  # what OTel makes of it
+    assert "late" not in span.attributes
+    assert span.attributes[sc.GEN_AI_PROVIDER_NAME] == "p"  # the SDK's own attributes are set last
+    assert [e.name for e in span.events] == ["retry", "exception"]
+    assert span.events[1].attributes["exception.type"] == "ValueError"
+    assert span.status.status_code is trace.StatusCode.OK
+
+
+def _otel_cleaned(attributes: dict[str, Any]) -> dict[str, Any]:
+    """What the OTel SDK's span keeps of these attributes (this SDK version's rules for odd values)."""
+    return dict(BoundedAttributes(None, attributes, immutable=False))
+
+
+def test_free_form_attributes_are_cleaned_as_otel_does(spans: InMemorySpanExporter) -> None:
+    attributes = {"team": "search", "weights": [0.5, 0.5], "none": None, "object": object(), "n": 3}
+    with inferwatch.llm_call(model="m", provider="p", attributes=attributes):
+        pass
+    (span,) = finished(spans)
+    assert {k: span.attributes[k] for k in attributes if k in span.attributes} == _otel_cleaned(attributes)
+    assert span.attributes["weights"] == (0.5, 0.5)
+
+
+def test_the_span_attribute_limit_applies(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "20")
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, schedule_delay_ms=20, metric_exporter=KeepingMetricExporter())
+    try:
+        with inferwatch.llm_call(model="m", provider="p", attributes={f"app.k{i}": i for i in range(40)}):
+            pass
+        (span,) = finished(exporter)
+    finally:
+        inferwatch.shutdown()
+    assert len(span.attributes) == 20 and span.dropped_attributes > 0
+
+
+def test_changes_to_call_metrics_after_the_call_do_not_reach_the_span(spans: InMemorySpanExporter) -> None:
+    with inferwatch.llm_call(model="m", provider="p", attributes={"app.k": "v"}) as call:
+        call.usage(input_tokens=5, output_tokens=1)
+    call.metrics.input_tokens = 999
+    call.metrics.attributes["app.k"] = "changed"
+    call.usage(input_tokens=1000, output_tokens=1000)
+    (span,) = finished(spans)
+    assert span.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == 5 and span.attributes["app.k"] == "v"
+
+
+def test_the_metrics_snapshot_carries_every_field() -> None:
+    values: dict[str, Any] = {}
+    for i, f in enumerate(dataclasses.fields(InferenceMetrics)):
+        kind = str(f.type)
+        values[f.name] = (True if "bool" in kind else {"k": i} if "dict" in kind else i if "int" in kind
+                          else float(i) if "float" in kind else f"v{i}")
+    m = InferenceMetrics(**values)
+    snapshot = m._snapshot()
+    assert len(snapshot) == len(dataclasses.fields(InferenceMetrics))
+    assert InferenceMetrics(*snapshot) == m and snapshot[-1] is not m.attributes
+
+
+def test_a_failing_attribute_build_drops_the_span_but_keeps_the_metrics(monkeypatch: pytest.MonkeyPatch) -> None:
+    exporter, metrics = InMemorySpanExporter(), KeepingMetricExporter()
+    inferwatch.init(exporter=exporter, schedule_delay_ms=20, metric_exporter=metrics)
+    try:
+        monkeypatch.setattr(InferenceMetrics, "span_attributes", lambda self: 1 / 0)
+        with inferwatch.llm_call(model="m", provider="p") as call:
+            call.usage(input_tokens=5, output_tokens=1)
+        assert inferwatch.flush(5)
+        stats = inferwatch.stats()
+    finally:
+        inferwatch.shutdown()
+    assert exporter.get_finished_spans() == ()
+    assert stats["dropped"]["internal_error"] == 1 and stats["internal_errors"] == {"telemetry.prepare": 1}
+    names = {m.name for batch in metrics.batches for rm in batch.resource_metrics for sm in rm.scope_metrics
+             for m in sm.metrics}
+    assert names == {sc.METRIC_OPERATION_DURATION, sc.METRIC_TOKEN_USAGE}
+
+
+def test_a_full_queue_keeps_the_calls_metrics() -> None:
+    exporter, metrics = InMemorySpanExporter(), KeepingMetricExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=metrics, max_queue_size=3, max_export_batch_size=1000,
+                    schedule_delay_ms=60_000)  # the thread sleeps: 3 spans queued, the other 2 calls dropped
+    try:
+        for _ in range(5):
+            with inferwatch.llm_call(model="m", provider="p") as call:
+                call.usage(input_tokens=5, output_tokens=1)
+        assert inferwatch.flush(5)
+        stats = inferwatch.stats()
+    finally:
+        inferwatch.shutdown()
+    assert stats["dropped"]["queue_full"] == 2 and len(exporter.get_finished_spans()) == 3
+    counts = [dp.count for batch in metrics.batches for rm in batch.resource_metrics for sm in rm.scope_metrics
+              for m in sm.metrics if m.name == sc.METRIC_OPERATION_DURATION for dp in m.data.data_points]
+    assert sum(counts) == 5
+
+
+def test_response_ids_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    _responses.clear()
+    monkeypatch.setattr(_responses, "MAX_REMEMBERED", 3)
+    for i in range(5):
+        _responses.remember(f"r{i}", f"{i:032x}", f"{i:016x}")
+    assert [_responses.lookup(f"r{i}") is not None for i in range(5)] == [False, False, True, True, True]
+    assert _responses.lookup("r4") == (f"{4:032x}", f"{4:016x}")
+    _responses.clear()
+    assert _responses.lookup("r4") is None
