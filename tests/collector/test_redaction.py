@@ -107,28 +107,6 @@ def test_metrics_count_redactions_of_the_shared_entities(client, store, keys: Ke
 
 
 # --- what the collector's callers rely on ------------------------------------------------------------------------
-@pytest.mark.parametrize(("text", "expected", "entity"), [
-    ("mail jane.roe+tag@corp.example.co.uk now", "mail <EMAIL_ADDRESS> now", "EMAIL_ADDRESS"),
-    ("call (415) 555-2671.", "call <PHONE_NUMBER>.", "PHONE_NUMBER"),
-    ("call +44 20 7946 0958", "call <PHONE_NUMBER>", "PHONE_NUMBER"),
-    ("ssn 078-05-1120 ok", "ssn <US_SSN> ok", "US_SSN"),  # a published sample: redacted all the same
-    ("card 4111 1111 1111 1111 exp", "card <CREDIT_CARD> exp", "CREDIT_CARD"),
-    ("key sk-proj-abcdefghijklmnopqrstuvwxyz012345", "key <OPENAI_API_KEY>", "OPENAI_API_KEY"),
-    ("key sk-ant-api03-abcdefghijklmnopqrstuvwxyz_0123-xyz", "key <ANTHROPIC_API_KEY>", "ANTHROPIC_API_KEY"),
-    ("id AKIAIOSFODNN7EXAMPLE.", "id <AWS_ACCESS_KEY_ID>.", "AWS_ACCESS_KEY_ID"),
-    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-     "aws_secret_access_key = <AWS_SECRET_KEY>", "AWS_SECRET_KEY"),
-    ("GH_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789", "GH_TOKEN=<GITHUB_TOKEN>", "GITHUB_TOKEN"),
-    ("slack xoxb-1234567890-abcdefghij", "slack <SLACK_TOKEN>", "SLACK_TOKEN"),
-    ("stripe sk_live_abcdefghijklmnop1234", "stripe <STRIPE_API_KEY>", "STRIPE_API_KEY"),
-    ("Authorization: Bearer abc.def-ghi_jkl~mno+pqr/stu=.", "Authorization: Bearer <BEARER_TOKEN>.",
-     "BEARER_TOKEN"),
-    ('{"password": "hunter22"}', '{"password": "<PASSWORD>"}', "PASSWORD"),
-])  # fmt: skip
-def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, entity: str) -> None:
-    assert redact(text) == RedactionResult(expected, {entity: 1})
-
-
 @pytest.mark.parametrize("text", [
     "card 4111 1111 1111 1112 was declined",  # fails Luhn
     "ssn 000-12-3456 and 666-12-3456 are never issued",
