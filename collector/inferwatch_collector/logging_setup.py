@@ -119,6 +119,10 @@ def configure_logging(log_format: Literal["text", "json"] = "text", level: str |
         logger = logging.getLogger(name)
         logger.handlers.clear()
         logger.propagate = True
+    # APScheduler logs two INFO lines per job run (the scheduler lease runs every 10 s): noise that buries the
+    # platform's own lines. Job runs are recorded in job_runs and /metrics; DEBUG brings these lines back.
+    debug = root.level <= logging.DEBUG
+    logging.getLogger("apscheduler").setLevel(logging.NOTSET if debug else max(root.level, logging.WARNING))
     return handler
 
 

@@ -23,6 +23,7 @@ def json_logs():
     """Route every log record through the JSON formatter into a buffer; restore the root logger afterwards."""
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level
+    saved_scheduler_level = logging.getLogger("apscheduler").level
     buffer = io.StringIO()
     configure_logging("json", "INFO", stream=buffer)
     try:
@@ -33,6 +34,7 @@ def json_logs():
         for handler in saved_handlers:
             root.addHandler(handler)
         root.setLevel(saved_level)
+        logging.getLogger("apscheduler").setLevel(saved_scheduler_level)
 
 
 def test_a_logged_ingest_error_holds_no_prompt_text_and_no_key(app_settings, store, keys, json_logs):
@@ -106,3 +108,16 @@ def test_the_environment_picks_the_format(json_logs, monkeypatch):
     configure_from_env(text)
     logging.getLogger("x").warning("plain")
     assert text.getvalue().rstrip().endswith("WARNING x: plain")
+
+
+def test_scheduler_chatter_only_at_debug(json_logs):
+    """APScheduler's two INFO lines per job run (the lease runs every 10 s) stay out unless the level is DEBUG;
+    its warnings still come through."""
+    job_log = logging.getLogger("apscheduler.executors.default")
+    job_log.info('Running job "scheduler-lease"')
+    job_log.warning("Run time of job missed")
+    assert [json.loads(line)["message"] for line in json_logs.getvalue().splitlines()] == ["Run time of job missed"]
+    debug = io.StringIO()
+    configure_logging("text", "DEBUG", stream=debug)
+    job_log.info('Running job "scheduler-lease"')
+    assert debug.getvalue().rstrip().endswith('INFO apscheduler.executors.default: Running job "scheduler-lease"')
