@@ -205,8 +205,6 @@ def cmd_up(args: argparse.Namespace) -> int:
         # The demo app: the SDK around the real openai/anthropic clients, against a local mock LLM server.
         cmd = [sys.executable, "-m", "examples.demo_app", "--collector", base, "--key", keys["ingest"],
                "--rate", str(args.rate)]
-        print(f"demo app: ~{args.rate:g} user interactions/s (SDK + openai/anthropic clients -> local mock LLM) "
-              f"into project '{DEMO_PROJECT}'", flush=True)
         traffic.append(subprocess.Popen(cmd, cwd=_examples_root()))
 
     try:
