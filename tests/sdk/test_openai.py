@@ -479,6 +479,37 @@ def test_abandoned_stream_is_recorded_when_collected(rec: Recorded, openai_clien
     assert a[sc.STREAMED] is True and a[sc.RESPONSE_CHARS] == 4
 
 
+def test_for_loop_break_then_next_goes_on_and_early_stop_is_not_an_error(rec: Recorded,
+                                                                        openai_client: Any) -> None:
+    """A ``for`` loop runs the proxy's generator path: breaking out of it and going on with ``next()`` and another
+    loop sees every chunk once, in order, as the bare stream does; a loop left early and then dropped records the
+    call as it stood, not as an error (the generator's ``GeneratorExit`` is not the stream's error)."""
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("resume"), stream=True)
+    seen = []
+    for chunk in stream:
+        seen.append(chunk)
+        break
+    seen.append(next(stream))
+    seen.extend(stream)
+    bare = list(openai_client.chat.completions.with_raw_response.create(
+        model=MODEL, messages=user("resume"), stream=True).parse())
+    assert [c.choices[0].delta.content if c.choices else None for c in seen] == [
+        c.choices[0].delta.content if c.choices else None for c in bare]
+    a = rec.one()
+    assert a[sc.RESPONSE_CHARS] == sum(len(c.choices[0].delta.content or "") for c in seen if c.choices)
+    assert sc.ERROR_TYPE not in a and a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("abandon"), stream=True)
+    for i, _ in enumerate(stream):
+        if i == 1:
+            break
+    del stream
+    gc.collect()
+    a = rec.one()
+    assert sc.ERROR_TYPE not in a and a["_span"].status.status_code is not StatusCode.ERROR
+    assert a[sc.RESPONSE_CHARS] == 4
+
+
 # --- attribution and capture -----------------------------------------------------------------------------------
 def test_tags_experiment_and_hashed_user(rec: Recorded, openai_client: Any) -> None:
     with inferwatch.tags(feature="search", user_id="user-42", prompt_template="answer", template_version="3"), \

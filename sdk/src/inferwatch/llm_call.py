@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -178,9 +179,15 @@ class LlmCall:
         if output is not None:
             self._content[sc.GEN_AI_OUTPUT_MESSAGES] = (output if isinstance(output, str) else _json(output))[:limit]
 
-    def end(self, error: BaseException | None = None) -> InferenceMetrics:
+    def end(self, error: BaseException | None = None,
+            later: Callable[[], None] | None = None) -> InferenceMetrics:
         """Finish (once): stamp the end time and hand the call to the export thread, which builds its span and
-        records its metrics from a snapshot of :attr:`metrics` taken here."""
+        records its metrics from a snapshot of :attr:`metrics` taken here.
+
+        ``later`` is for the SDK's own integrations, whose metrics the app never sees: the metrics object is
+        handed over without a copy and ``later()`` (which must guard itself) completes it in the export thread
+        from the response objects the integration kept (usage, finish reason, tool calls...), so the caller's
+        thread does no parsing. Where no span will be exported (sampled out, no pipeline) it runs here."""
         m = self.metrics
         if self._ended:
             return m
@@ -194,6 +201,9 @@ class LlmCall:
                 otel_context.detach(self._token)
                 self._token = None
             pipeline = client._pipeline
+            if later is not None and (pipeline is None or self._span is None):
+                later()  # a failed response may make this call an error, which sampling always keeps
+                later = None
             if pipeline is None:
                 return m
             if self._span is None and self._sampled is False:
@@ -207,8 +217,13 @@ class LlmCall:
             if m.response_id:  # feedback by response id can name this trace before the span is exported
                 _responses.remember(m.response_id, m.trace_id, m.span_id)
             # the export thread derives the span's name, attributes and status and the metric values from this
-            # snapshot (telemetry.LightSpan): the caller's thread only copies the fields
-            span.end_call(m._snapshot(), dict(self._content) if self._content else None)
+            # snapshot (telemetry.LightSpan): the caller's thread only copies the fields, or, for an integration's
+            # call, hands the metrics over as they are
+            content = dict(self._content) if self._content else None
+            if later is None:
+                span.end_call(m._snapshot(), content)
+            else:
+                span.end_call(m, content, later)
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.end", exc)
         return m

@@ -358,9 +358,10 @@ class LightSpan(trace.Span):
     cannot be known later (start and end times, ids, the parent and trace state of the current context, anything
     set through the span API) and everything else is built in the export thread, batch by batch:
 
-    * an LLM call (:meth:`end_call`) hands over a snapshot of its :class:`~inferwatch.metrics.InferenceMetrics`;
-      the export thread derives the span's name, attributes (``span_attributes()``), status and the metric
-      values from it (:meth:`readable`);
+    * an LLM call (:meth:`end_call`) hands over a snapshot of its :class:`~inferwatch.metrics.InferenceMetrics`
+      (an integration's call: the metrics themselves, and a ``later`` that completes them from the facts it kept
+      of the response); the export thread derives the span's name, attributes (``span_attributes()``), status
+      and the metric values from it (:meth:`readable`);
     * values set through the API (``set_attribute(s)``, ``add_event``, ``record_exception``) are cleaned and
       bounded as the OTel SDK does (``BoundedAttributes``, the span limits of ``OTEL_SPAN_*_LIMIT`` /
       ``OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT``); the attributes the SDK derives itself are taken as they are when
@@ -402,7 +403,7 @@ class LightSpan(trace.Span):
         self._attributes: dict[str, Any] | None = None
         self._events: Any = None
         self._status = _UNSET
-        self._call: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
+        self._call: tuple[Any, dict[str, Any] | None, Callable[[], None] | None] | None = None
 
     # --- opentelemetry.trace.Span ---
     def get_span_context(self) -> trace.SpanContext:
@@ -471,17 +472,34 @@ class LightSpan(trace.Span):
         self._ended = True
         self._pipeline.enqueue(self)
 
-    def end_call(self, snapshot: tuple[Any, ...], content: dict[str, Any] | None) -> None:
-        """End an LLM call's span: ``snapshot`` is ``InferenceMetrics._snapshot()`` taken at its end, ``content``
-        the captured prompt/completion attributes (capture on). Name, attributes, status and metric values are
-        derived from them in the export thread."""
+    def end_call(self, snapshot: tuple[Any, ...] | InferenceMetrics, content: dict[str, Any] | None,
+                 later: Callable[[], None] | None = None) -> None:
+        """End an LLM call's span: ``snapshot`` is ``InferenceMetrics._snapshot()`` taken at its end, or the
+        metrics object itself when the SDK's own integration owns it (nobody changes it after the end, so no
+        copy is needed); ``content`` the captured prompt/completion attributes (capture on). ``later`` (owned
+        metrics only) completes the metrics from the response objects the integration kept, in the export
+        thread: parsing them is off the caller's thread (DESIGN §4 rule 7). Name, attributes, status and metric
+        values are derived in the export thread."""
         if self._ended:
             return
-        self._call = (snapshot, content)
-        self._end = snapshot[_END_TIME]
+        self._call = (snapshot, content, later)
+        self._end = snapshot.end_time_ns if type(snapshot) is InferenceMetrics else snapshot[_END_TIME]
         self._ended = True
         if not self._pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
-            self._pipeline.record_metric_row(_metric_row(InferenceMetrics(*snapshot)))
+            self._pipeline.record_metric_row(_metric_row(self._call_metrics()))
+
+    def _call_metrics(self) -> InferenceMetrics:
+        """The call's metrics, completed by its ``later`` (run once: a span may be read again)."""
+        snapshot, content, later = self._call  # type: ignore[misc]
+        if type(snapshot) is not InferenceMetrics:
+            return InferenceMetrics(*snapshot)
+        if later is not None:
+            self._call = (snapshot, content, None)
+            try:
+                later()
+            except Exception as exc:  # noqa: BLE001 - the integration guards its own; the span still goes
+                _guard.record_internal_error("telemetry.call.later", exc)
+        return snapshot
 
     # --- export thread ---
     def readable(self) -> ReadableSpan:
@@ -490,8 +508,8 @@ class LightSpan(trace.Span):
         attributes: Any = self._attributes
         name, status = self._name, self._status
         if self._call is not None:
-            snapshot, content = self._call
-            m = InferenceMetrics(*snapshot)
+            m = self._call_metrics()
+            content = self._call[1]
             try:
                 p._record_call_metrics(_metric_row(m))
             except Exception as exc:  # noqa: BLE001 - the span still goes

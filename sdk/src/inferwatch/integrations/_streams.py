@@ -57,7 +57,7 @@ import sys
 import threading
 import types
 import weakref
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar, Token
 from typing import Any, Protocol
 
@@ -391,8 +391,40 @@ class StreamProxy(_ProxyBase):
 
     __slots__ = ()
 
-    def __iter__(self) -> StreamProxy:
-        return self
+    def __iter__(self) -> Iterator[Any]:
+        """A generator over the real stream's own iterator (what a ``for`` loop over the bare stream runs), or
+        the proxy itself once ``next()`` was called on it. Why: a ``for`` loop then resumes one generator per
+        item instead of calling the proxy's ``__next__`` and the stream's ``__next__`` (two Python frames per
+        chunk, run with cold caches between the client's own work on each chunk)."""
+        if self._iw_next is not None or not hasattr(self.__wrapped__, "__iter__"):
+            return self
+        return self._iw_items()
+
+    def _iw_items(self) -> Iterator[Any]:
+        """:meth:`__next__` as a generator: the same items, the same ends (exhausted, error), the same observer.
+        A ``for`` loop over the real iterator (no ``StopIteration`` raised at the end, as in the bare loop). A
+        generator closed early (a ``break``, then collected: ``GeneratorExit``) is not an error: the proxy's
+        close or collection ends the call then, as for ``__next__``."""
+        iterator = iter(self.__wrapped__)
+        object.__setattr__(self, "_iw_next", iterator.__next__)  # a later next(proxy) goes on from here
+        observer = self._iw_observer
+        observe = None if observer is None else observer.observe
+        try:
+            for item in iterator:
+                if observe is not None:
+                    try:
+                        observe(item)
+                    except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
+                        observe = None
+                        object.__setattr__(self, "_iw_observer", None)
+                        _guard.record_internal_error(self._iw_where, exc)
+                yield item
+        except GeneratorExit:
+            raise
+        except BaseException as exc:
+            self._iw_finish(exc)
+            raise
+        self._iw_finish(None)  # _iw_end, inlined
 
     def __next__(self) -> Any:
         step = self._iw_next

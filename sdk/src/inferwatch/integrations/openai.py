@@ -46,7 +46,6 @@ them too, or use ``instrument_openai``. ``instrument_openai`` patches the resour
 from __future__ import annotations
 
 import logging
-import types
 from typing import Any, Callable
 
 from .. import _guard, budget
@@ -199,7 +198,7 @@ def _usage(usage: Any) -> dict[str, Any]:
 class _Recorder:
     """One request: prepared before the call, completed with its result (or stream proxy), or failed."""
 
-    __slots__ = ("api", "call", "capture", "functions", "is_async", "streamed", "tools")
+    __slots__ = ("api", "call", "capture", "functions", "is_async", "result", "streamed", "tools")
 
     def __init__(self, call: LlmCall, api: str, kwargs: dict[str, Any], streamed: bool, is_async: bool,
                  capture: bool) -> None:
@@ -210,6 +209,7 @@ class _Recorder:
         self.capture = capture
         self.tools = kwargs.get("tools")
         self.functions = kwargs.get("functions")
+        self.result: Any = None
 
     @classmethod
     def prepare(cls, resource: Any, api: str, kwargs: dict[str, Any], *, is_async: bool,
@@ -254,14 +254,19 @@ class _Recorder:
     def offered(self) -> frozenset[str] | None:
         return st.offered_tool_names(self.tools, self.functions)
 
-    def end(self, error: BaseException | None = None) -> None:
+    def end(self, error: BaseException | None = None, later: Callable[[], None] | None = None) -> None:
         try:
-            self.call.end(error)
+            self.call.end(error, later)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(f"{_WHERE}.record", exc)
 
     def complete(self, result: Any) -> Any:
-        """The app's result: the same object, or a recording proxy around a stream."""
+        """The app's result: the same object, or a recording proxy around a stream.
+
+        A Chat Completion is reduced here to a few plain facts (:func:`_chat_facts`: no reference to the
+        response is kept, which would keep its objects alive for the garbage collector until export) and
+        recorded from them in the export thread (:meth:`apply`); with capture on, or a Responses API response,
+        everything is recorded here."""
         try:
             if self.streamed:
                 if self.is_async and hasattr(result, "__anext__"):
@@ -270,14 +275,30 @@ class _Recorder:
                 if not self.is_async and hasattr(result, "__next__"):
                     observer = _ChatStream(self) if self.api == "chat" else _ResponsesStream(self)
                     return st.StreamProxy(result, observer, f"{_WHERE}.stream")
-            if self.api == "chat":
+            if self.api != "chat":
+                self.apply_response(result)
+            elif self.capture:
                 self.apply_chat_completion(result)
             else:
-                self.apply_response(result)
+                facts = _chat_facts(result, False)
+                if isinstance(facts[6], str):  # the response id, for feedback by id before the span is out
+                    self.call.metrics.response_id = facts[6]
+                self.result = facts
+                self.end(None, self.apply)
+                return result
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(f"{_WHERE}.record", exc)
         self.end()
         return result
+
+    def apply(self) -> None:
+        """Record the facts :meth:`complete` kept (export thread); guarded."""
+        try:
+            self.record_chat(self.result)
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error(f"{_WHERE}.record", exc)
+        finally:
+            self.result = None
 
     # --- results ---
     def respond(self, parts: list[str] | None, chars: int, finish: Any, model: Any, response_id: Any,
@@ -293,42 +314,19 @@ class _Recorder:
             call.tool_call_failed(failures)
 
     def apply_chat_completion(self, completion: Any) -> None:
-        usage = getattr(completion, "usage", None)
+        self.record_chat(_chat_facts(completion, self.capture))
+
+    def record_chat(self, facts: tuple[Any, ...]) -> None:
+        """Record what :func:`_chat_facts` took from a completion (tool calls are checked here)."""
+        usage, parts, chars, refusal, finish, model, response_id, tools = facts
         if usage is not None:
-            self.call.usage(**_usage(usage))
-        parts: list[str] | None = [] if self.capture else None
-        chars = calls = failures = 0
-        refusal = False
-        finish = None
-        offered: Any = _UNSET
-        for choice in getattr(completion, "choices", None) or ():
-            if finish is None:
-                finish = getattr(choice, "finish_reason", None)
-            message = getattr(choice, "message", None)
-            for text, is_refusal in ((getattr(message, "content", None), False),
-                                     (getattr(message, "refusal", None), True)):
-                if isinstance(text, str) and text:
-                    chars += len(text)
-                    refusal = refusal or is_refusal
-                    if parts is not None:
-                        parts.append(text)
-            tool_calls = list(getattr(message, "tool_calls", None) or ())
-            legacy = getattr(message, "function_call", None)
-            if legacy is not None:
-                tool_calls.append(types.SimpleNamespace(function=legacy))
-            for tool_call in tool_calls:
-                calls += 1
-                if offered is _UNSET:
-                    offered = self.offered()
-                function = getattr(tool_call, "function", None)
-                if function is not None:
-                    failures += st.tool_call_failed(getattr(function, "name", None),
-                                                    getattr(function, "arguments", None), offered)
-                else:
-                    failures += st.tool_call_failed(st.get(getattr(tool_call, "custom", None), "name"), None,
-                                                    offered, check_json=False)
-        self.respond(parts, chars, finish, getattr(completion, "model", None), getattr(completion, "id", None),
-                     refusal, calls, failures)
+            self.call.usage(**usage)
+        failures = 0
+        if tools:
+            offered = self.offered()
+            failures = sum(st.tool_call_failed(name, arguments, offered, check_json=check)
+                           for name, arguments, check in tools)
+        self.respond(parts, chars, finish, model, response_id, refusal, len(tools), failures)
 
     def apply_response(self, response: Any) -> None:
         usage = getattr(response, "usage", None)
@@ -370,6 +368,49 @@ class _Recorder:
                      refusal, calls, failures)
 
 
+def _chat_facts(completion: Any, capture: bool) -> tuple[Any, ...]:
+    """(usage as :func:`_usage` gives it, text parts (capture on), chars, refusal, finish reason, model, id,
+    tool calls as (name, arguments, check_json)) of a Chat Completion: what recording it needs, without the
+    response itself (a dict of ints, strs and tuples of them: nothing the garbage collector has to track)."""
+    parts: list[str] | None = [] if capture else None
+    chars = 0
+    refusal = False
+    finish = None
+    tools: list[tuple[Any, Any, bool]] | tuple[()] = ()
+    for choice in getattr(completion, "choices", None) or ():
+        if finish is None:
+            finish = getattr(choice, "finish_reason", None)
+        message = getattr(choice, "message", None)
+        for text, is_refusal in ((getattr(message, "content", None), False),
+                                 (getattr(message, "refusal", None), True)):
+            if isinstance(text, str) and text:
+                chars += len(text)
+                refusal = refusal or is_refusal
+                if parts is not None:
+                    parts.append(text)
+        tool_calls = getattr(message, "tool_calls", None)
+        legacy = getattr(message, "function_call", None)
+        if tool_calls or legacy is not None:
+            tools = [*tools, *_tool_facts(tool_calls, legacy)]
+    usage = getattr(completion, "usage", None)
+    return (None if usage is None else _usage(usage), parts, chars, refusal, finish,
+            getattr(completion, "model", None), getattr(completion, "id", None), tools)
+
+
+def _tool_facts(tool_calls: Any, legacy: Any) -> list[tuple[Any, Any, bool]]:
+    """(name, arguments, check_json) of a message's tool calls and its legacy ``function_call``."""
+    facts = []
+    for tool_call in tool_calls or ():
+        function = getattr(tool_call, "function", None)
+        if function is not None:
+            facts.append((getattr(function, "name", None), getattr(function, "arguments", None), True))
+        else:
+            facts.append((st.get(getattr(tool_call, "custom", None), "name"), None, False))
+    if legacy is not None:
+        facts.append((getattr(legacy, "name", None), getattr(legacy, "arguments", None), True))
+    return facts
+
+
 _UNSET = object()
 
 
@@ -403,7 +444,12 @@ def _responses_tool_errors(items: Any) -> int:
 
 # --- stream observers ------------------------------------------------------------------------------------------
 class _ChatStream:
-    """Accumulates ``ChatCompletionChunk``s: content/refusal length, tool calls, finish reason, usage."""
+    """Accumulates ``ChatCompletionChunk``s: content/refusal length, tool calls, finish reason, usage.
+
+    Each chunk is reduced to these totals as the app receives it (keeping the chunks for later would keep their
+    objects alive for the garbage collector, which costs the app more than reading them now); the rest (usage,
+    the tool-call checks, the response facts) is recorded in the export thread when the call ends
+    (:meth:`later`), or at once with capture on, where the text must be taken before the call ends."""
 
     __slots__ = ("call", "chars", "finish_reason", "model", "parts", "rec", "refusal", "response_id", "seen_first",
                  "tool_calls", "usage")
@@ -421,13 +467,9 @@ class _ChatStream:
         self.response_id: Any = None
         self.tool_calls: dict[tuple[Any, Any], list[Any]] = {}  # (choice, index) -> [name, [argument pieces]]
 
-    def _content(self, text: str) -> None:
-        if not self.seen_first:
-            self.seen_first = True
-            self.call.first_token()
-        self.chars += len(text)
-        if self.parts is not None:
-            self.parts.append(text)
+    def _first(self) -> None:
+        self.seen_first = True
+        self.call.first_token()
 
     def observe(self, chunk: Any) -> None:
         if self.model is None:
@@ -436,34 +478,43 @@ class _ChatStream:
         usage = getattr(chunk, "usage", None)
         if usage is not None:
             self.usage = usage
-        for choice in getattr(chunk, "choices", None) or ():
-            delta = getattr(choice, "delta", None)
+        # this runs for every chunk, between the client's own work on each: few lookups, text inlined
+        for choice in chunk.choices or ():
+            delta = choice.delta
             if delta is not None:
                 content = delta.content
-                if content:  # self._content(content), inlined: this runs for every chunk
+                if content:
                     if not self.seen_first:
-                        self.seen_first = True
-                        self.call.first_token()
+                        self._first()
                     self.chars += len(content)
                     if self.parts is not None:
                         self.parts.append(content)
-                refusal = getattr(delta, "refusal", None)
-                if refusal:
-                    self.refusal = True
-                    self._content(refusal)
-                tool_calls = delta.tool_calls
-                legacy = getattr(delta, "function_call", None)
-                if tool_calls or legacy is not None:
-                    if not self.seen_first:
-                        self.seen_first = True
-                        self.call.first_token()
-                    for key, function in (((choice.index, tc.index), tc.function) for tc in tool_calls or ()):
-                        self._tool_piece(key, function)
-                    if legacy is not None:
-                        self._tool_piece((choice.index, "function_call"), legacy)
-            reason = getattr(choice, "finish_reason", None)
+                if delta.tool_calls or getattr(delta, "refusal", None) or getattr(delta, "function_call",
+                                                                                   None) is not None:
+                    self._other(choice.index, delta)
+            reason = choice.finish_reason
             if reason and (self.finish_reason is None or choice.index == 0):
                 self.finish_reason = reason
+
+    def _other(self, choice: Any, delta: Any) -> None:
+        """A delta with a refusal or tool-call pieces (after its text, as the text was counted first)."""
+        refusal = getattr(delta, "refusal", None)
+        if refusal:
+            self.refusal = True
+            if not self.seen_first:
+                self._first()
+            self.chars += len(refusal)
+            if self.parts is not None:
+                self.parts.append(refusal)
+        tool_calls = delta.tool_calls
+        legacy = getattr(delta, "function_call", None)
+        if tool_calls or legacy is not None:
+            if not self.seen_first:
+                self._first()
+            for tc in tool_calls or ():
+                self._tool_piece((choice, tc.index), tc.function)
+            if legacy is not None:
+                self._tool_piece((choice, "function_call"), legacy)
 
     def _tool_piece(self, key: tuple[Any, Any], function: Any) -> None:
         entry = self.tool_calls.get(key)
@@ -476,18 +527,34 @@ class _ChatStream:
                 entry[1].append(function.arguments)
 
     def finish(self, error: BaseException | None) -> None:
+        if self.parts is not None:  # capture on: the text is taken now
+            try:
+                self.record()
+            finally:
+                self.call.end(error)
+            return
+        if isinstance(self.response_id, str):  # for feedback by id before the span is out
+            self.call.metrics.response_id = self.response_id
+        self.call.end(error, self.later)
+
+    def later(self) -> None:
+        """:meth:`record`, guarded: run by the export thread."""
         try:
-            if self.usage is not None:
-                self.call.usage(**_usage(self.usage))
-            failures = 0
-            if self.tool_calls:
-                offered = self.rec.offered()
-                failures = sum(st.tool_call_failed(name, "".join(pieces), offered)
-                               for name, pieces in self.tool_calls.values())
-            self.rec.respond(self.parts, self.chars, self.finish_reason, self.model, self.response_id,
-                             self.refusal, len(self.tool_calls), failures)
-        finally:
-            self.call.end(error)
+            self.record()
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error(f"{_WHERE}.stream", exc)
+
+    def record(self) -> None:
+        usage = self.usage
+        if usage is not None:
+            self.call.usage(**_usage(usage))
+        failures = 0
+        if self.tool_calls:
+            offered = self.rec.offered()
+            failures = sum(st.tool_call_failed(name, "".join(pieces), offered)
+                           for name, pieces in self.tool_calls.values())
+        self.rec.respond(self.parts, self.chars, self.finish_reason, self.model, self.response_id,
+                         self.refusal, len(self.tool_calls), failures)
 
 
 _FIRST_TOKEN_EVENTS = frozenset({
