@@ -510,6 +510,109 @@ def test_for_loop_break_then_next_goes_on_and_early_stop_is_not_an_error(rec: Re
     assert a[sc.RESPONSE_CHARS] == 4
 
 
+def test_async_for_break_then_anext_goes_on_and_errors_are_recorded(rec: Recorded, mock_llm: Any) -> None:
+    """``async for`` runs the async proxy's generator path, with the sync path's rules: leaving the loop and going
+    on with ``__anext__`` and another loop sees every chunk once, in order; a loop left early and then dropped is
+    not an error; an error from the stream is recorded and re-raised as it is."""
+    async def run() -> tuple[list[Any], list[Any], list[Any]]:
+        async with async_client(mock_llm) as aclient:
+            stream = await aclient.chat.completions.create(model=MODEL, messages=user("resume"), stream=True)
+            seen = []
+            async for chunk in stream:
+                seen.append(chunk)
+                break
+            seen.append(await stream.__anext__())
+            seen.extend([c async for c in stream])
+            raw = await aclient.chat.completions.with_raw_response.create(model=MODEL, messages=user("resume"),
+                                                                          stream=True)
+            parsed = raw.parse()  # the stream itself, or a coroutine giving it (older openai)
+            bare = [c async for c in (await parsed if asyncio.iscoroutine(parsed) else parsed)]
+            stream = await aclient.chat.completions.create(model=MODEL, messages=user("abandon"), stream=True)
+            async for i, _ in _aenumerate(stream):
+                if i == 1:
+                    break
+            del stream
+            gc.collect()
+            await asyncio.sleep(0)  # the loop closes the abandoned async generator
+            failed: list[Any] = []
+            stream = await aclient.chat.completions.create(model=MODEL, messages=user("x [stream-error]"),
+                                                           stream=True)
+            with pytest.raises(openai.APIError):
+                async for chunk in stream:
+                    failed.append(chunk)
+            return seen, bare, failed
+
+    seen, bare, failed = asyncio.run(run())
+    assert [c.choices[0].delta.content if c.choices else None for c in seen] == [
+        c.choices[0].delta.content if c.choices else None for c in bare]
+    resumed, abandoned, error = sorted(rec.spans(), key=lambda s: s.start_time)
+    a = dict(resumed.attributes)
+    assert a[sc.RESPONSE_CHARS] == sum(len(c.choices[0].delta.content or "") for c in seen if c.choices)
+    assert sc.ERROR_TYPE not in a and a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+    a = dict(abandoned.attributes)
+    assert sc.ERROR_TYPE not in a and abandoned.status.status_code is not StatusCode.ERROR
+    assert a[sc.RESPONSE_CHARS] == 4
+    a = dict(error.attributes)
+    assert a[sc.ERROR_TYPE] == "APIError" and a[sc.RESPONSE_CHARS] == 3 * 4 == sum(
+        len(c.choices[0].delta.content or "") for c in failed if c.choices)
+
+
+async def _aenumerate(items: Any) -> Any:
+    i = 0
+    async for item in items:
+        yield i, item
+        i += 1
+
+
+def test_chunk_observer_reads_any_chunk_alike() -> None:
+    """The chat stream observer reads openai's own one-choice chunks from their fields' dicts and every other
+    chunk (several choices, no choice, other objects) field by field: the same chunks give the same facts."""
+    from types import SimpleNamespace
+
+    from openai.types.chat import ChatCompletionChunk
+
+    from inferwatch.integrations.openai import _ChatStream
+    from inferwatch.llm_call import LlmCall
+
+    def delta(content: Any = None, refusal: Any = None, tool: Any = None) -> dict[str, Any]:
+        return {"content": content, "refusal": refusal, "function_call": None, "tool_calls": tool and [
+            {"index": 0, "function": {"name": tool[0], "arguments": tool[1]}}]}
+
+    base = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": SNAPSHOT, "usage": None}
+    chunks = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]},
+              {**base, "choices": [{"index": 0, "delta": delta("Hel")}]},
+              {**base, "choices": [{"index": 0, "delta": delta("lo")}, {"index": 1, "delta": delta("Bye")}]},
+              {**base, "choices": [{"index": 1, "delta": delta(refusal="no")}]},
+              {**base, "choices": [{"index": 0, "delta": delta(tool=("get_weather", '{"a"'))}]},
+              {**base, "choices": [{"index": 0, "delta": delta(tool=(None, ": 1}"))}]},
+              {**base, "choices": [{"index": 1, "delta": delta(), "finish_reason": "length"}]},
+              {**base, "choices": [{"index": 0, "delta": delta(), "finish_reason": "tool_calls"}]},
+              {**base, "choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": 5, "total_tokens": 8}}]
+
+    def namespace(value: Any, key: str = "") -> Any:  # a chunk's choices as an iterator: read once, in full
+        if isinstance(value, dict):
+            return SimpleNamespace(**{k: namespace(v, k) for k, v in value.items()})
+        if isinstance(value, list):
+            items = [namespace(v) for v in value]
+            return iter(items) if key == "choices" else items
+        return value
+
+    def facts(items: list[Any]) -> tuple[Any, ...]:
+        recorder: Any = SimpleNamespace(call=LlmCall(streamed=True), capture=True)
+        observer = _ChatStream(recorder)
+        for item in items:
+            observer.observe(item)
+        assert observer.call.metrics.first_token_time_ns is not None
+        return (observer.model, observer.response_id, observer.chars, observer.parts, observer.refusal,
+                observer.finish_reason, getattr(observer.usage, "completion_tokens", None), observer.tool_calls)
+
+    models = facts([ChatCompletionChunk.model_validate(c) for c in chunks])
+    assert models == facts([namespace(c) for c in chunks]) == facts(
+        [ChatCompletionChunk.construct(**c) for c in chunks])
+    assert models == (SNAPSHOT, "c1", 10, ["Hel", "lo", "Bye", "no"], True, "tool_calls", 5,
+                      {(0, 0): ["get_weather", ['{"a"', ": 1}"]]})
+
+
 # --- attribution and capture -----------------------------------------------------------------------------------
 def test_tags_experiment_and_hashed_user(rec: Recorded, openai_client: Any) -> None:
     with inferwatch.tags(feature="search", user_id="user-42", prompt_template="answer", template_version="3"), \

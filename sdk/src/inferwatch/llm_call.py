@@ -53,8 +53,13 @@ class LlmCall:
 
     def __init__(self, *, model: str = "", provider: str = "", operation: str = "chat", streamed: bool = False,
                  attributes: dict[str, Any] | None = None) -> None:
-        self.metrics = InferenceMetrics(operation=operation, provider=provider, request_model=model,
-                                        streamed=streamed, attributes=dict(attributes or {}))
+        # the first three fields by position, the rest only when not the default: every provider call makes
+        # one of these, and a dataclass __init__ with keywords costs half as much again
+        m = self.metrics = InferenceMetrics(operation, provider, model)
+        if streamed is not False:
+            m.streamed = streamed
+        if attributes:
+            m.attributes = dict(attributes)
         self._span: Any = None
         self._token: Any = None
         self._sampled = True

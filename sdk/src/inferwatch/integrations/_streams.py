@@ -57,7 +57,7 @@ import sys
 import threading
 import types
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from contextvars import ContextVar, Token
 from typing import Any, Protocol
 
@@ -471,8 +471,36 @@ class AsyncStreamProxy(_ProxyBase):
 
     __slots__ = ()
 
-    def __aiter__(self) -> AsyncStreamProxy:
-        return self
+    def __aiter__(self) -> AsyncIterator[Any]:
+        """An async generator over the real stream's own async iterator, or the proxy itself once ``__anext__``
+        was called on it: :meth:`StreamProxy.__iter__`'s reasons and rules, for ``async for``."""
+        if self._iw_next is not None or not hasattr(self.__wrapped__, "__aiter__"):
+            return self
+        return self._iw_aitems()
+
+    async def _iw_aitems(self) -> AsyncIterator[Any]:
+        """:meth:`__anext__` as an async generator (see :meth:`StreamProxy._iw_items`): the same items, the same
+        ends, the same observer; a generator closed early (``GeneratorExit``) is not an error."""
+        iterator = aiter(self.__wrapped__)
+        object.__setattr__(self, "_iw_next", iterator.__anext__)  # a later __anext__ goes on from here
+        observer = self._iw_observer
+        observe = None if observer is None else observer.observe
+        try:
+            async for item in iterator:
+                if observe is not None:
+                    try:
+                        observe(item)
+                    except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
+                        observe = None
+                        object.__setattr__(self, "_iw_observer", None)
+                        _guard.record_internal_error(self._iw_where, exc)
+                yield item
+        except GeneratorExit:
+            raise
+        except BaseException as exc:
+            self._iw_finish(exc)
+            raise
+        self._iw_finish(None)
 
     async def __anext__(self) -> Any:
         step = self._iw_next
