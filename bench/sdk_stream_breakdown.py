@@ -1,0 +1,110 @@
+"""Where the SDK's added µs on a streamed OpenAI call go: variants of the SDK, each paired against the bare client.
+
+A diagnostic beside ``bench/sdk_overhead.py`` (same client, transport, stand-in collector and pairing; see its
+docstring). Each variant replaces one piece of the streaming path *in this process only*, so the differences
+between the variants' figures are what those pieces cost:
+
+* ``full``: the SDK as shipped;
+* ``observe reads content only``: the chat stream observer reads ``choices[0].delta.content`` and adds its length,
+  nothing else (the least any observer must do to count the response's characters);
+* ``observe no-op``: the observer is called for every chunk and does nothing;
+* ``proxy loop = bare stream``: the proxy's ``for`` loop is the bare stream's own (no per-chunk work at all);
+* ``no proxy``: no stream proxy; the call ends when ``create()`` returns (what a non-streamed call costs).
+
+Variants run in interleaved rounds so that drift on a shared machine spreads over all of them. Prints the median
+added µs per call with its 95 % CI; never asserts.
+
+    python bench/sdk_stream_breakdown.py                 # 1,500 pairs x 3 rounds per variant, ~3 minutes
+    python bench/sdk_stream_breakdown.py --pairs 500 --rounds 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import sdk_overhead as bench  # noqa: E402  (puts sdk/src on the path too)
+
+import inferwatch  # noqa: E402
+from inferwatch.integrations import _streams, openai as iw_openai  # noqa: E402
+
+_ORIGINAL = {"observe": iw_openai._ChatStream.observe, "iter": _streams.StreamProxy.__iter__,
+             "complete": iw_openai._Recorder.complete}
+
+
+def _content_only(self: Any, chunk: Any) -> None:
+    choices = chunk.choices
+    if choices:
+        content = choices[0].delta.content
+        if content:
+            self.chars += len(content)
+
+
+def _noop(self: Any, chunk: Any) -> None:
+    pass
+
+
+def _bare_loop(self: Any) -> Any:
+    return iter(self.__wrapped__)
+
+
+def _no_proxy(self: Any, result: Any) -> Any:
+    self.end()
+    return result
+
+
+VARIANTS: dict[str, dict[str, Callable[..., Any]]] = {
+    "full": {},
+    "observe reads content only": {"observe": _content_only},
+    "observe no-op": {"observe": _noop},
+    "proxy loop = bare stream": {"iter": _bare_loop},
+    "no proxy": {"complete": _no_proxy},
+}
+
+
+def _apply(variant: dict[str, Callable[..., Any]]) -> None:
+    iw_openai._ChatStream.observe = variant.get("observe", _ORIGINAL["observe"])  # type: ignore[method-assign]
+    _streams.StreamProxy.__iter__ = variant.get("iter", _ORIGINAL["iter"])  # type: ignore[method-assign]
+    iw_openai._Recorder.complete = variant.get("complete", _ORIGINAL["complete"])  # type: ignore[method-assign]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=1500, help="pairs per variant per round")
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args(argv)
+    collector = bench.Collector(5.0)
+    try:
+        bench.start_sdk(collector)
+        client = inferwatch.wrap_openai(bench.make_client())
+        toggle = bench.Toggle(client)
+        bench.paired(bench.call_stream, client, toggle, 300)  # warm both arms
+        diffs: dict[str, list[float]] = {name: [] for name in VARIANTS}
+        aa: list[float] = []
+        for round_ in range(args.rounds):
+            for name, variant in VARIANTS.items():
+                _apply(variant)
+                diffs[name] += bench.paired(bench.call_stream, client, toggle, args.pairs)
+            _apply({})
+            aa += bench.paired(bench.call_stream, client, toggle, max(args.pairs // 3, 100), a_on=False, b_on=False)
+            print(f"  round {round_ + 1}/{args.rounds} done", flush=True)
+        errors = sum(inferwatch.stats()["internal_errors"].values())
+    finally:
+        _apply({})
+        inferwatch.shutdown()
+        collector.stop()
+    print(f"streamed call (11 chunks), added per call vs the bare client, {args.pairs * args.rounds} pairs each:")
+    for name, values in diffs.items():
+        print(f"  {name:28s} {bench._ci(bench.median_ci(values))}")
+    print(f"  {'A/A control':28s} {bench._ci(bench.median_ci(aa))}")
+    print(f"  SDK internal errors: {errors}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
