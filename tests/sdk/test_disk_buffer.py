@@ -26,6 +26,7 @@ from inferwatch import _guard
 from inferwatch.disk_buffer import DiskBuffer, DiskBufferLocked
 from inferwatch.options import Options, resolve
 from inferwatch.telemetry import Pipeline
+from tests.sdk._pipelines import stop_all
 
 HOLD_LIMIT_S = 120.0  # the hanging server lets go by itself after this (and says so): the test then fails
 
@@ -118,8 +119,7 @@ def make_pipeline() -> Iterator[Callable[..., Pipeline]]:
         return p
 
     yield make
-    for p in made:
-        p.shutdown(2.0)
+    stop_all(made, timeout=2.0)
 
 
 def _calls(p: Pipeline, n: int) -> list[bytes]:

@@ -29,6 +29,7 @@ from inferwatch import _guard, _otlp, telemetry
 from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
+from tests.sdk._pipelines import stop_all
 from tests.sdk.test_telemetry import Receiver
 
 VALUES: list[Any] = ["", "abc", "é€x" * 50, "x" * 300, True, False, 0, 1, -1, 127, 128, 300, 2**40, -(2**63),
@@ -199,8 +200,7 @@ def pipeline_for() -> Iterator[Callable[..., Pipeline]]:
         return made[-1]
 
     yield make
-    for p in made:
-        p.shutdown(1.0)
+    stop_all(made, timeout=1.0)
     _guard.reset()
 
 

@@ -30,6 +30,7 @@ from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
 from tests.otel_exporters import KeepingMetricExporter
+from tests.sdk._pipelines import stop_all
 
 EMAIL = "alice@example.com"
 SECRET = "sk-proj-" + "A1b2C3d4" * 5
@@ -137,8 +138,7 @@ def make_pipeline() -> Iterator[Callable[..., Pipeline]]:
         return pipeline
 
     yield make
-    for pipeline in made:
-        pipeline.shutdown(timeout=1.0)
+    stop_all(made, timeout=1.0)
 
 
 def _end_span(p: Pipeline, name: str = "chat gpt-4o", attributes: dict[str, Any] | None = None) -> None:

@@ -1,0 +1,21 @@
+"""Teardown shared by the tests that build their own ``telemetry.Pipeline``s."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from inferwatch.telemetry import Pipeline
+
+
+def stop_all(pipelines: Iterable[Pipeline], timeout: float) -> None:
+    """Shut each pipeline down, then wait for its export thread: a shutdown that gave up (its point in some tests)
+    leaves the thread finishing its export attempt, which must not log into a later test or into pytest's closed
+    streams at the end of the session."""
+    pipelines = list(pipelines)
+    for pipeline in pipelines:
+        pipeline.shutdown(timeout)
+    for pipeline in pipelines:
+        thread = pipeline._thread
+        if thread is not None:
+            thread.join(15.0)
+            assert not thread.is_alive(), "the export thread outlived shutdown by 15 s"
