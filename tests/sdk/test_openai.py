@@ -565,8 +565,9 @@ async def _aenumerate(items: Any) -> Any:
 
 
 def test_chunk_observer_reads_any_chunk_alike() -> None:
-    """The chat stream observer reads openai's own one-choice chunks from their fields' dicts and every other
-    chunk (several choices, no choice, other objects) field by field: the same chunks give the same facts."""
+    """The chat stream observer gives the same facts for openai's validated and constructed chunks and for other
+    objects of the same shape (missing fields, ``choices`` as an iterator): several choices, refusals, tool-call
+    pieces, finish reasons and the usage chunk."""
     from types import SimpleNamespace
 
     from openai.types.chat import ChatCompletionChunk

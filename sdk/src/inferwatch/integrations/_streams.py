@@ -376,6 +376,9 @@ class _ProxyBase:
         self._iw_finish(error)
 
     def _iw_observe(self, item: Any) -> None:
+        """Show one item to the observer; an observer that raises is dropped (recorded as an internal error) and
+        the stream goes on untouched. Every way of reading the stream (``next``, ``for``, their async forms)
+        calls this once per item."""
         observer = self._iw_observer
         if observer is None:
             return
@@ -407,17 +410,9 @@ class StreamProxy(_ProxyBase):
         close or collection ends the call then, as for ``__next__``."""
         iterator = iter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__next__)  # a later next(proxy) goes on from here
-        observer = self._iw_observer
-        observe = None if observer is None else observer.observe
         try:
             for item in iterator:
-                if observe is not None:
-                    try:
-                        observe(item)
-                    except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
-                        observe = None
-                        object.__setattr__(self, "_iw_observer", None)
-                        _guard.record_internal_error(self._iw_where, exc)
+                self._iw_observe(item)
                 yield item
         except GeneratorExit:
             raise
@@ -440,13 +435,7 @@ class StreamProxy(_ProxyBase):
         except BaseException as exc:
             self._iw_end(exc)
             raise
-        observer = self._iw_observer  # _iw_observe, inlined: this runs for every chunk
-        if observer is not None:
-            try:
-                observer.observe(item)
-            except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
-                object.__setattr__(self, "_iw_observer", None)
-                _guard.record_internal_error(self._iw_where, exc)
+        self._iw_observe(item)
         return item
 
     def __enter__(self) -> StreamProxy:
@@ -483,17 +472,9 @@ class AsyncStreamProxy(_ProxyBase):
         ends, the same observer; a generator closed early (``GeneratorExit``) is not an error."""
         iterator = aiter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__anext__)  # a later __anext__ goes on from here
-        observer = self._iw_observer
-        observe = None if observer is None else observer.observe
         try:
             async for item in iterator:
-                if observe is not None:
-                    try:
-                        observe(item)
-                    except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
-                        observe = None
-                        object.__setattr__(self, "_iw_observer", None)
-                        _guard.record_internal_error(self._iw_where, exc)
+                self._iw_observe(item)
                 yield item
         except GeneratorExit:
             raise
@@ -516,13 +497,7 @@ class AsyncStreamProxy(_ProxyBase):
         except BaseException as exc:
             self._iw_end(exc)
             raise
-        observer = self._iw_observer  # _iw_observe, inlined: this runs for every chunk
-        if observer is not None:
-            try:
-                observer.observe(item)
-            except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
-                object.__setattr__(self, "_iw_observer", None)
-                _guard.record_internal_error(self._iw_where, exc)
+        self._iw_observe(item)
         return item
 
     async def __aenter__(self) -> AsyncStreamProxy:
