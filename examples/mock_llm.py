@@ -1610,8 +1610,10 @@ class MockLLMServer:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((self.host, self._port))
         self._port = sock.getsockname()[1]
+        # keep-alive longer than httpx's pool expiry (5 s, as uvicorn's default): otherwise a client can reuse an
+        # idle connection just as the server closes it, an APIConnectionError that no real provider would cause
         config = uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="off", ws="none",
-                                timeout_graceful_shutdown=2)
+                                timeout_graceful_shutdown=2, timeout_keep_alive=30)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [sock]}, daemon=True,
                                         name=f"mock-llm-{self._port}")
