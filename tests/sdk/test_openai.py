@@ -557,6 +557,69 @@ def test_async_for_break_then_anext_goes_on_and_errors_are_recorded(rec: Recorde
         len(c.choices[0].delta.content or "") for c in failed if c.choices)
 
 
+@pytest.mark.parametrize("path", ["for", "next", "async for", "anext"])
+def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, mock_llm: Any,
+                                                                 monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """The chat stream observer raising on its third chunk, in each way of reading a stream: the app still gets
+    every chunk, in order, as the bare stream gives them; the fault is counted once as an internal error; the call
+    is still recorded when the stream ends (with what was observed before the fault), and not as an error."""
+    from inferwatch.integrations import openai as iw_openai
+
+    real_observe = iw_openai._ChatStream.observe
+    calls = {"n": 0}
+
+    def failing_observe(self: Any, chunk: Any) -> None:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("observer bug")
+        real_observe(self, chunk)
+
+    async def read_async() -> tuple[list[Any], list[Any]]:
+        async with async_client(mock_llm) as aclient:
+            raw = await aclient.chat.completions.with_raw_response.create(model=MODEL, messages=user("faulty"),
+                                                                          stream=True)
+            parsed = raw.parse()
+            bare = [c async for c in (await parsed if asyncio.iscoroutine(parsed) else parsed)]
+            monkeypatch.setattr(iw_openai._ChatStream, "observe", failing_observe)
+            stream = await aclient.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
+            if path == "async for":
+                return [c async for c in stream], bare
+            seen = []
+            while True:
+                try:
+                    seen.append(await stream.__anext__())
+                except StopAsyncIteration:
+                    return seen, bare
+
+    if path.startswith("a"):
+        seen, bare = asyncio.run(read_async())
+    else:
+        bare = list(rec_client_raw(mock_llm))
+        monkeypatch.setattr(iw_openai._ChatStream, "observe", failing_observe)
+        client = openai.OpenAI(base_url=mock_llm.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
+        stream = client.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
+        seen = list(stream) if path == "for" else [next(stream) for _ in range(len(bare))]
+        if path == "next":
+            with pytest.raises(StopIteration):
+                next(stream)
+    same = {"id", "created"}  # differ between two responses; everything else is the mock's deterministic reply
+    assert [c.model_dump(exclude=same) for c in seen] == [c.model_dump(exclude=same) for c in bare]
+    assert len(seen) > 3
+    assert calls["n"] == 3  # dropped after the fault: not shown the rest
+    assert inferwatch.stats()["internal_errors"] == {"openai.stream": 1}
+    a = rec.one()
+    assert sc.ERROR_TYPE not in a and a["_span"].status.status_code is not StatusCode.ERROR
+    assert a[sc.RESPONSE_CHARS] == 4  # the second chunk's text, observed before the fault
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+
+
+def rec_client_raw(mock: Any) -> Any:
+    """The same request through a bare client's raw response (not recorded): what the app would get without us."""
+    client = openai.OpenAI(base_url=mock.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
+    return client.chat.completions.with_raw_response.create(model=MODEL, messages=user("faulty"),
+                                                            stream=True).parse()
+
+
 async def _aenumerate(items: Any) -> Any:
     i = 0
     async for item in items:

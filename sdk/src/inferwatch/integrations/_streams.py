@@ -376,17 +376,29 @@ class _ProxyBase:
         self._iw_finish(error)
 
     def _iw_observe(self, item: Any) -> None:
-        """Show one item to the observer; an observer that raises is dropped (recorded as an internal error) and
-        the stream goes on untouched. Every way of reading the stream (``next``, ``for``, their async forms)
-        calls this once per item."""
+        """Show one item to the observer (``next()`` and ``__anext__``; the ``for`` loops call the observer's
+        bound ``observe`` themselves, the same guard inlined); an observer that raises is dropped (recorded as
+        an internal error) and the stream goes on untouched."""
         observer = self._iw_observer
         if observer is None:
             return
         try:
             observer.observe(item)
         except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
-            object.__setattr__(self, "_iw_observer", None)
-            _guard.record_internal_error(self._iw_where, exc)
+            self._iw_drop(exc)
+
+    def _iw_drop(self, exc: Exception) -> None:
+        """The observer raised: record it and observe no more (in every loop over this stream)."""
+        object.__setattr__(self, "_iw_observer", None)
+        _guard.record_internal_error(self._iw_where, exc)
+
+    def _iw_bound_observe(self) -> Callable[[Any], None] | None:
+        """The observer's ``observe``, taken once per loop. Why: every attribute read on the proxy goes through
+        its ``__getattr__`` hook (the type's slow attribute path), and per chunk that cost about 1 µs (two such
+        reads and a call; paired runs of bench/sdk_stream_breakdown.py: 124.6 against 136.0 µs, 121.7 against
+        133.5 µs per 11-chunk call)."""
+        observer = self._iw_observer
+        return None if observer is None else observer.observe
 
 
 class StreamProxy(_ProxyBase):
@@ -410,16 +422,22 @@ class StreamProxy(_ProxyBase):
         close or collection ends the call then, as for ``__next__``."""
         iterator = iter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__next__)  # a later next(proxy) goes on from here
+        observe, finish = self._iw_bound_observe(), self._iw_finish
         try:
             for item in iterator:
-                self._iw_observe(item)
+                if observe is not None:
+                    try:
+                        observe(item)
+                    except Exception as exc:  # noqa: BLE001 - _iw_observe's guard
+                        self._iw_drop(exc)
+                        observe = None
                 yield item
         except GeneratorExit:
             raise
         except BaseException as exc:
-            self._iw_finish(exc)
+            finish(exc)
             raise
-        self._iw_finish(None)  # _iw_end, inlined
+        finish(None)
 
     def __next__(self) -> Any:
         step = self._iw_next
@@ -472,16 +490,22 @@ class AsyncStreamProxy(_ProxyBase):
         ends, the same observer; a generator closed early (``GeneratorExit``) is not an error."""
         iterator = aiter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__anext__)  # a later __anext__ goes on from here
+        observe, finish = self._iw_bound_observe(), self._iw_finish
         try:
             async for item in iterator:
-                self._iw_observe(item)
+                if observe is not None:
+                    try:
+                        observe(item)
+                    except Exception as exc:  # noqa: BLE001 - _iw_observe's guard
+                        self._iw_drop(exc)
+                        observe = None
                 yield item
         except GeneratorExit:
             raise
         except BaseException as exc:
-            self._iw_finish(exc)
+            finish(exc)
             raise
-        self._iw_finish(None)
+        finish(None)
 
     async def __anext__(self) -> Any:
         step = self._iw_next
