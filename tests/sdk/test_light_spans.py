@@ -104,6 +104,31 @@ def test_parents_and_children_across_tracer_providers(spans: InMemorySpanExporte
     assert llm.context.trace_state == state
 
 
+def test_the_parent_is_read_with_any_runtime_context(spans: InMemorySpanExporter,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A span reads the current context straight from OTel's default runtime context (its ContextVar); with any
+    other runtime context (``OTEL_PYTHON_CONTEXT``) it asks ``opentelemetry.context.get_current()``, and the
+    parent is found either way."""
+    from opentelemetry import context as otel_context
+
+    from inferwatch import telemetry
+
+    assert telemetry._CURRENT_CONTEXT is otel_context._RUNTIME_CONTEXT._current_context  # type: ignore[attr-defined]
+    with monkeypatch.context() as patched:
+        patched.setattr(otel_context, "_RUNTIME_CONTEXT", object())
+        assert telemetry._current_context_var() is None
+    tracer = TracerProvider().get_tracer("app")
+    parents = []
+    for var in (telemetry._CURRENT_CONTEXT, None):
+        monkeypatch.setattr(telemetry, "_CURRENT_CONTEXT", var)
+        with tracer.start_as_current_span("request") as request:
+            with inferwatch.llm_call(model="m", provider="p"):
+                pass
+        parents.append(request.get_span_context().span_id)
+    monkeypatch.undo()
+    assert [s.parent.span_id for s in finished(spans)] == parents
+
+
 def test_the_current_llm_span_takes_api_calls_cleaned_and_ours_win(spans: InMemorySpanExporter) -> None:
     with inferwatch.llm_call(model="m", provider="p"):
         current = trace.get_current_span()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -177,7 +178,7 @@ def _pipeline() -> Any:
 
 
 FAULTS = [
-    Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "current_tags", r)),
+    Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "_current", SimpleNamespace(get=r))),  # read directly
     Fault("prepare:recorder", lambda mp, r: mp.setattr(LlmCall, "__init__", r)),
     Fault("prepare:start", lambda mp, r: mp.setattr(LlmCall, "start", r)),
     Fault("record:usage", lambda mp, r: mp.setattr(LlmCall, "usage", r), modes=("plain", "stream"),

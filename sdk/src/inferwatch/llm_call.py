@@ -42,6 +42,7 @@ from . import _responses, budget, client, context
 from . import semconv as sc
 from ._guard import record_internal_error
 from .metrics import CACHE_HIT_KINDS, InferenceMetrics
+from .telemetry import LightSpan
 
 _CLIENT = trace.SpanKind.CLIENT
 
@@ -73,7 +74,7 @@ class LlmCall:
         m = self.metrics
         m.start_time_ns = time.time_ns()
         try:
-            tags = context.current_tags()
+            tags = context._current.get()  # context.current_tags(), read directly: every call runs this
             if tags:
                 get = tags.get
                 m.feature = get("feature", "")
@@ -97,7 +98,8 @@ class LlmCall:
 
     def _open_span(self, pipeline: Any, start_ns: int) -> Any:
         m = self.metrics
-        span = pipeline.span(None, _CLIENT, start_ns)  # named and given attributes from the metrics at the end
+        # pipeline.span(), without the call: named and given attributes from the metrics at the end
+        span = LightSpan(pipeline, None, _CLIENT, start_ns)
         m.trace_id, m.span_id = span.trace_id.to_bytes(16, "big").hex(), span.span_id.to_bytes(8, "big").hex()
         return span
 
