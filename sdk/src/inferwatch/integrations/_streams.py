@@ -303,12 +303,14 @@ class Observer(Protocol):
 
 
 class _Finish:
-    """Ends the observer's call once (holds no reference to the proxy, whose ``__del__`` may call it)."""
+    """A proxy's recording state: ends the observer's call once, and holds the observer's bound ``observe`` until
+    an observer fault drops it (``None``). Holds no reference to the proxy, whose ``__del__`` may call it."""
 
-    __slots__ = ("done", "observer", "where")
+    __slots__ = ("done", "observe", "observer", "where")
 
     def __init__(self, observer: Observer, where: str) -> None:
         self.observer = observer
+        self.observe: Callable[[Any], None] | None = observer.observe
         self.where = where
         self.done = False
 
@@ -322,17 +324,15 @@ class _Finish:
             _guard.record_internal_error(self.where, exc)
 
 
-_OWN = frozenset({"__wrapped__", "_iw_observer", "_iw_finish", "_iw_next", "_iw_where"})
+_OWN = frozenset({"__wrapped__", "_iw_finish", "_iw_next"})
 _finalizing = sys.is_finalizing
 
 
 class _ProxyBase:
-    __slots__ = ("__wrapped__", "__weakref__", "_iw_finish", "_iw_next", "_iw_observer", "_iw_where")
+    __slots__ = ("__wrapped__", "__weakref__", "_iw_finish", "_iw_next")  # the observer is in _iw_finish
 
     def __init__(self, wrapped: Any, observer: Observer, where: str) -> None:
         object.__setattr__(self, "__wrapped__", wrapped)
-        object.__setattr__(self, "_iw_observer", observer)
-        object.__setattr__(self, "_iw_where", where)
         object.__setattr__(self, "_iw_next", None)
         object.__setattr__(self, "_iw_finish", _Finish(observer, where))
 
@@ -376,29 +376,22 @@ class _ProxyBase:
         self._iw_finish(error)
 
     def _iw_observe(self, item: Any) -> None:
-        """Show one item to the observer (``next()`` and ``__anext__``; the ``for`` loops call the observer's
-        bound ``observe`` themselves, the same guard inlined); an observer that raises is dropped (recorded as
-        an internal error) and the stream goes on untouched."""
-        observer = self._iw_observer
-        if observer is None:
+        """Show one item to the observer (``next()`` and ``__anext__``; the ``for`` loops call the bound
+        ``observe`` themselves, with the same guard); an observer that raises is dropped (recorded as an internal
+        error) and the stream goes on untouched."""
+        observe = self._iw_finish.observe
+        if observe is None:
             return
         try:
-            observer.observe(item)
+            observe(item)
         except Exception as exc:  # noqa: BLE001 - stop observing, never disturb the app's stream
             self._iw_drop(exc)
 
     def _iw_drop(self, exc: Exception) -> None:
         """The observer raised: record it and observe no more (in every loop over this stream)."""
-        object.__setattr__(self, "_iw_observer", None)
-        _guard.record_internal_error(self._iw_where, exc)
-
-    def _iw_bound_observe(self) -> Callable[[Any], None] | None:
-        """The observer's ``observe``, taken once per loop. Why: every attribute read on the proxy goes through
-        its ``__getattr__`` hook (the type's slow attribute path), and per chunk that cost about 1 µs (two such
-        reads and a call; paired runs of bench/sdk_stream_breakdown.py: 124.6 against 136.0 µs, 121.7 against
-        133.5 µs per 11-chunk call)."""
-        observer = self._iw_observer
-        return None if observer is None else observer.observe
+        finish = self._iw_finish
+        finish.observe = None
+        _guard.record_internal_error(finish.where, exc)
 
 
 class StreamProxy(_ProxyBase):
@@ -422,7 +415,11 @@ class StreamProxy(_ProxyBase):
         close or collection ends the call then, as for ``__next__``."""
         iterator = iter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__next__)  # a later next(proxy) goes on from here
-        observe, finish = self._iw_bound_observe(), self._iw_finish
+        # taken once per loop, not per chunk: every attribute read on the proxy goes through its __getattr__
+        # hook (the type's slow path), about 1 µs per chunk in paired runs (124.6 against 136.0 µs per streamed
+        # call in bench/sdk_stream_breakdown.py)
+        finish = self._iw_finish
+        observe = finish.observe
         try:
             for item in iterator:
                 if observe is not None:
@@ -490,7 +487,8 @@ class AsyncStreamProxy(_ProxyBase):
         ends, the same observer; a generator closed early (``GeneratorExit``) is not an error."""
         iterator = aiter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__anext__)  # a later __anext__ goes on from here
-        observe, finish = self._iw_bound_observe(), self._iw_finish
+        finish = self._iw_finish  # taken once per loop: see _iw_items
+        observe = finish.observe
         try:
             async for item in iterator:
                 if observe is not None:
