@@ -93,6 +93,20 @@ def async_client(mock: Any) -> Any:
     return openai.AsyncOpenAI(base_url=mock.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
 
 
+def bare_chunks(client: Any, text: str) -> list[Any]:
+    """The chunks of a streamed request made through the raw response (never recorded): what the app gets
+    without the SDK, to compare the recorded stream's chunks with."""
+    return list(client.chat.completions.with_raw_response.create(model=MODEL, messages=user(text),
+                                                                 stream=True).parse())
+
+
+async def bare_chunks_async(aclient: Any, text: str) -> list[Any]:
+    """:func:`bare_chunks` for an async client."""
+    raw = await aclient.chat.completions.with_raw_response.create(model=MODEL, messages=user(text), stream=True)
+    parsed = raw.parse()  # the stream itself, or a coroutine giving it (older openai)
+    return [c async for c in (await parsed if asyncio.iscoroutine(parsed) else parsed)]
+
+
 def check_common(a: dict[str, Any], *, streamed: bool) -> None:
     assert a["_span"].name == f"chat {MODEL}"
     assert a[sc.GEN_AI_OPERATION_NAME] == "chat"
@@ -491,8 +505,7 @@ def test_for_loop_break_then_next_goes_on_and_early_stop_is_not_an_error(rec: Re
         break
     seen.append(next(stream))
     seen.extend(stream)
-    bare = list(openai_client.chat.completions.with_raw_response.create(
-        model=MODEL, messages=user("resume"), stream=True).parse())
+    bare = bare_chunks(openai_client, "resume")
     assert [c.choices[0].delta.content if c.choices else None for c in seen] == [
         c.choices[0].delta.content if c.choices else None for c in bare]
     a = rec.one()
@@ -523,10 +536,7 @@ def test_async_for_break_then_anext_goes_on_and_errors_are_recorded(rec: Recorde
                 break
             seen.append(await stream.__anext__())
             seen.extend([c async for c in stream])
-            raw = await aclient.chat.completions.with_raw_response.create(model=MODEL, messages=user("resume"),
-                                                                          stream=True)
-            parsed = raw.parse()  # the stream itself, or a coroutine giving it (older openai)
-            bare = [c async for c in (await parsed if asyncio.iscoroutine(parsed) else parsed)]
+            bare = await bare_chunks_async(aclient, "resume")
             stream = await aclient.chat.completions.create(model=MODEL, messages=user("abandon"), stream=True)
             async for i, _ in _aenumerate(stream):
                 if i == 1:
@@ -558,7 +568,7 @@ def test_async_for_break_then_anext_goes_on_and_errors_are_recorded(rec: Recorde
 
 
 @pytest.mark.parametrize("path", ["for", "next", "async for", "anext"])
-def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, mock_llm: Any,
+def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, openai_client: Any, mock_llm: Any,
                                                                  monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     """The chat stream observer raising on its third chunk, in each way of reading a stream: the app still gets
     every chunk, in order, as the bare stream gives them; the fault is counted once as an internal error; the call
@@ -576,10 +586,7 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, m
 
     async def read_async() -> tuple[list[Any], list[Any]]:
         async with async_client(mock_llm) as aclient:
-            raw = await aclient.chat.completions.with_raw_response.create(model=MODEL, messages=user("faulty"),
-                                                                          stream=True)
-            parsed = raw.parse()
-            bare = [c async for c in (await parsed if asyncio.iscoroutine(parsed) else parsed)]
+            bare = await bare_chunks_async(aclient, "faulty")
             monkeypatch.setattr(iw_openai._ChatStream, "observe", failing_observe)
             stream = await aclient.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
             if path == "async for":
@@ -594,10 +601,9 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, m
     if path.startswith("a"):
         seen, bare = asyncio.run(read_async())
     else:
-        bare = list(rec_client_raw(mock_llm))
+        bare = bare_chunks(openai_client, "faulty")
         monkeypatch.setattr(iw_openai._ChatStream, "observe", failing_observe)
-        client = openai.OpenAI(base_url=mock_llm.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
-        stream = client.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
+        stream = openai_client.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
         seen = list(stream) if path == "for" else [next(stream) for _ in range(len(bare))]
         if path == "next":
             with pytest.raises(StopIteration):
@@ -611,13 +617,6 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, m
     assert sc.ERROR_TYPE not in a and a["_span"].status.status_code is not StatusCode.ERROR
     assert a[sc.RESPONSE_CHARS] == 4  # the second chunk's text, observed before the fault
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
-
-
-def rec_client_raw(mock: Any) -> Any:
-    """The same request through a bare client's raw response (not recorded): what the app would get without us."""
-    client = openai.OpenAI(base_url=mock.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
-    return client.chat.completions.with_raw_response.create(model=MODEL, messages=user("faulty"),
-                                                            stream=True).parse()
 
 
 async def _aenumerate(items: Any) -> Any:

@@ -331,6 +331,9 @@ class _QueueingProcessor(SpanProcessor):
 
 # --- the SDK's own spans -----------------------------------------------------------------------------------------
 _RANDOM_FLAG = int(getattr(trace.TraceFlags, "RANDOM_TRACE_ID", 0))  # W3C level 2 (newer OTel APIs)
+_SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
+_SAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.SAMPLED | _RANDOM_FLAG)
+_UNSET = trace.Status(trace.StatusCode.UNSET)
 
 
 def _current_context_var() -> ContextVar[otel_context.Context] | None:
@@ -346,9 +349,7 @@ def _current_context_var() -> ContextVar[otel_context.Context] | None:
 
 
 _CURRENT_CONTEXT = _current_context_var()
-_SAMPLED = trace.TraceFlags(trace.TraceFlags.SAMPLED)
-_SAMPLED_RANDOM = trace.TraceFlags(trace.TraceFlags.SAMPLED | _RANDOM_FLAG)
-_UNSET = trace.Status(trace.StatusCode.UNSET)
+
 # the context key under which the OTel API keeps the current span (derived through the API, not hard-coded)
 _SPAN_KEY = next(iter(trace.set_span_in_context(trace.INVALID_SPAN, otel_context.Context())))
 

@@ -416,8 +416,8 @@ class StreamProxy(_ProxyBase):
         iterator = iter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__next__)  # a later next(proxy) goes on from here
         # taken once per loop, not per chunk: every attribute read on the proxy goes through its __getattr__
-        # hook (the type's slow path), about 1 µs per chunk in paired runs (124.6 against 136.0 µs per streamed
-        # call in bench/sdk_stream_breakdown.py)
+        # hook (the type's slow path): 139.7 against 125.2 µs per 11-chunk streamed call in a same-process A/B
+        # (bench/README.md, the sdk_overhead section)
         finish = self._iw_finish
         observe = finish.observe
         try:
