@@ -239,8 +239,8 @@ def test_response_ids_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPa
     _responses.clear()
     monkeypatch.setattr(_responses, "MAX_REMEMBERED", 3)
     for i in range(5):
-        _responses.remember(f"r{i}", f"{i:032x}", f"{i:016x}")
+        _responses.remember(f"r{i}", i, i + 100)
     assert [_responses.lookup(f"r{i}") is not None for i in range(5)] == [False, False, True, True, True]
-    assert _responses.lookup("r4") == (f"{4:032x}", f"{4:016x}")
+    assert _responses.lookup("r4") == (f"{4:032x}", f"{104:016x}")
     _responses.clear()
     assert _responses.lookup("r4") is None

@@ -1,16 +1,18 @@
 """Never break the host (DESIGN §4 rule 1): a failure in any SDK stage leaves the app's call exactly as it is.
 
 For each stage an exception is injected into our own code (monkeypatching the SDK here is fault injection):
-prepare (tags lookup, the recorder's construction and start), record (usage, response, first token, end, the
-span attributes, the stream proxy), redaction (a redactor that raises), export (a span exporter and a metric
-exporter that raise) and user hooks (a ``before_send`` that raises). Then the app's call runs through the real
-OpenAI and Anthropic clients against the mock server, plain, streamed and through the stream helpers, and what
-the app sees (the result, every streamed item, or the exception raised: type, status, message) must equal what
-it sees without the SDK. Each fault must also have fired, so no case passes by not reaching the fault.
+prepare (tags lookup, the recorder's construction, the parent span's lookup), record (the call's metrics and
+span, usage, response, first token, end, the span attributes, the stream proxy), redaction (a redactor that
+raises), export (a span exporter and a metric exporter that raise) and user hooks (a ``before_send`` that
+raises). Then the app's call runs through the real OpenAI and Anthropic clients against the mock server, plain,
+streamed and through the stream helpers, and what the app sees (the result, every streamed item, or the exception
+raised: type, status, message) must equal what it sees without the SDK. Each fault must also have fired, so no
+case passes by not reaching the fault.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -30,7 +32,7 @@ from inferwatch import _guard  # noqa: E402
 from inferwatch import client as iw_client  # noqa: E402
 from inferwatch import context as iw_context  # noqa: E402
 from inferwatch.integrations import _streams  # noqa: E402
-from inferwatch.llm_call import LlmCall  # noqa: E402
+from inferwatch.llm_call import LlmCall, ProviderCall  # noqa: E402
 from inferwatch.metrics import InferenceMetrics  # noqa: E402
 
 OPENAI_MODEL = "gpt-4o-mini"
@@ -179,14 +181,15 @@ def _pipeline() -> Any:
 
 FAULTS = [
     Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "_current", SimpleNamespace(get=r))),  # read directly
-    Fault("prepare:recorder", lambda mp, r: mp.setattr(LlmCall, "__init__", r)),
-    Fault("prepare:start", lambda mp, r: mp.setattr(LlmCall, "start", r)),
+    Fault("prepare:recorder", lambda mp, r: mp.setattr(ProviderCall, "__init__", r)),
+    Fault("prepare:parent", lambda mp, r: mp.setattr(sys.modules[LlmCall.__module__], "_CURRENT_CONTEXT", SimpleNamespace(get=r))),
+    Fault("record:call", lambda mp, r: mp.setattr(LlmCall, "__init__", r)),  # made in the export thread or here
     Fault("record:usage", lambda mp, r: mp.setattr(LlmCall, "usage", r), modes=("plain", "stream"),
           on_error=False),
     Fault("record:response", lambda mp, r: mp.setattr(LlmCall, "response", r), on_error=False),
-    Fault("record:first_token", lambda mp, r: mp.setattr(LlmCall, "first_token", r), modes=("stream", "helper"),
-          on_error=False),
-    Fault("record:end", lambda mp, r: mp.setattr(LlmCall, "end", r)),
+    Fault("record:first_token", lambda mp, r: mp.setattr(ProviderCall, "first_token", r),
+          modes=("stream", "helper"), on_error=False),
+    Fault("record:end", lambda mp, r: mp.setattr(_pipeline(), "enqueue", r)),  # what every call's end runs
     Fault("record:span_attributes", lambda mp, r: mp.setattr(InferenceMetrics, "span_attributes", r)),
     Fault("record:stream_proxy", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
           modes=("stream", "helper"), on_error=False),

@@ -634,8 +634,7 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
 
     from openai.types.chat import ChatCompletionChunk
 
-    from inferwatch.integrations.openai import _ChatStream
-    from inferwatch.llm_call import LlmCall
+    from inferwatch.integrations.openai import _ChatStream, _Recorder
 
     def delta(content: Any = None, refusal: Any = None, tool: Any = None) -> dict[str, Any]:
         return {"content": content, "refusal": refusal, "function_call": None, "tool_calls": tool and [
@@ -661,11 +660,12 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
         return value
 
     def facts(items: list[Any]) -> tuple[Any, ...]:
-        recorder: Any = SimpleNamespace(call=LlmCall(streamed=True), capture=True)
+        recorder = _Recorder("", "openai", True)
+        recorder.capture = True
         observer = _ChatStream(recorder)
         for item in items:
             observer.observe(item)
-        assert observer.call.metrics.first_token_time_ns is not None
+        assert recorder.call.metrics.first_token_time_ns is not None
         return (observer.model, observer.response_id, observer.chars, observer.parts, observer.refusal,
                 observer.finish_reason, getattr(observer.usage, "completion_tokens", None), observer.tool_calls)
 

@@ -14,12 +14,13 @@ MAX_REMEMBERED = 4096
 # No lock: each dict/deque operation is atomic under the GIL, and this runs on the caller's thread at the end of
 # every call that has a response id, so it stays small. An id remembered twice keeps its newest trace; it is
 # forgotten a little early, when its older entry leaves the bound (provider response ids are unique anyway).
-_ids: dict[str, tuple[str, str]] = {}
+_ids: dict[str, tuple[int, int]] = {}
 _order: deque[str] = deque()
 
 
-def remember(response_id: str, trace_id: str, span_id: str) -> None:
-    """Note that ``response_id`` came from the call recorded as (``trace_id``, ``span_id``), 32/16 hex chars."""
+def remember(response_id: str, trace_id: int, span_id: int) -> None:
+    """Note that ``response_id`` came from the call recorded as (``trace_id``, ``span_id``): the ids as numbers
+    (written out as hex only when looked up, which few calls ever are)."""
     _ids[response_id] = (trace_id, span_id)
     _order.append(response_id)
     if len(_order) > MAX_REMEMBERED:
@@ -30,8 +31,11 @@ def remember(response_id: str, trace_id: str, span_id: str) -> None:
 
 
 def lookup(response_id: str) -> tuple[str, str] | None:
-    """The (trace_id, span_id) of a recently recorded call with this response id, if any."""
-    return _ids.get(response_id)
+    """The (trace_id, span_id) of a recently recorded call with this response id, if any, as 32/16 hex chars."""
+    ids = _ids.get(response_id)
+    if ids is None:
+        return None
+    return ids[0].to_bytes(16, "big").hex(), ids[1].to_bytes(8, "big").hex()
 
 
 def clear() -> None:

@@ -1,9 +1,10 @@
 """The SDK's export pipeline: a private TracerProvider, a bounded queue and one export thread.
 
-The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``on_end``, ``record_metrics``):
-O(1), no I/O, no redaction, no serialization, never blocks, never raises (DESIGN §4 rules 1, 4, 7). The SDK's own
-spans are :class:`LightSpan`s: an LLM call hands over a snapshot of its metrics and the export thread derives the
-span's attributes and the metric values from it (see the class for why). One daemon thread does everything else:
+The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``ProviderCall.end``, ``on_end``,
+``record_metrics``): O(1), no I/O, no redaction, no serialization, never blocks, never raises (DESIGN §4 rules 1,
+4, 7). The SDK's own spans are :class:`LightSpan`s: an LLM call hands over a snapshot of its metrics and the
+export thread derives the span's attributes and the metric values from it (see the class for why); a provider
+integration's call is queued as it is, and its metrics and span are made here (:class:`Recorded`). One daemon thread does everything else:
 content handling (redaction by capture mode), the ``before_send`` hook, the size cap, OTLP/HTTP protobuf export of
 spans to ``{endpoint}/v1/traces`` (encoded by :mod:`inferwatch._otlp`), aggregating the GenAI histograms
 (:class:`_Histograms`) and exporting them to ``{endpoint}/v1/metrics`` every ``metrics_interval_s`` and on
@@ -61,7 +62,7 @@ from bisect import bisect_left
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -354,6 +355,15 @@ _CURRENT_CONTEXT = _current_context_var()
 _SPAN_KEY = next(iter(trace.set_span_in_context(trace.INVALID_SPAN, otel_context.Context())))
 
 
+def parent_of(current: Any) -> trace.SpanContext | None:
+    """The span context a new span started under ``current`` (the context's span, or None) takes as its parent:
+    None when there is no valid one (no span, a non-recording ``INVALID_SPAN``, or an object that is not a span)."""
+    if current is None or not isinstance(current, trace.Span):
+        return None
+    parent = current.get_span_context()
+    return parent if parent.is_valid else None
+
+
 _PLAIN = frozenset({str, bool, int, float})
 
 
@@ -364,6 +374,13 @@ def _plain(attributes: Mapping[str, Any]) -> bool:
         if type(value) not in plain and not (type(value) is tuple and all(type(v) is str for v in value)):
             return False
     return True
+
+
+class Recorded(Protocol):
+    """What the caller's thread queues besides finished OTel SDK spans: a :class:`LightSpan`, or a provider call
+    (:class:`inferwatch.llm_call.ProviderCall`) whose span is made from it in the export thread."""
+
+    def readable(self) -> ReadableSpan: ...
 
 
 class LightSpan(trace.Span):
@@ -400,24 +417,38 @@ class LightSpan(trace.Span):
         # trace.get_current_span(context), with four calls less (this runs on every LLM call)
         if context is None:
             context = otel_context.get_current() if _CURRENT_CONTEXT is None else _CURRENT_CONTEXT.get()
-        current = context.get(_SPAN_KEY)
-        parent = current.get_span_context() if current is not None and isinstance(current, trace.Span) else None
+        parent = parent_of(context.get(_SPAN_KEY))
         random_ids = pipeline._random_ids  # the default RandomIdGenerator, inlined: random bits, never 0
-        if parent is not None and parent.is_valid:
-            self.trace_id, self._state = parent.trace_id, parent.trace_state
+        trace_id = parent.trace_id if parent is not None else (
+            (random_ids and random.getrandbits(128)) or pipeline._id_generator.generate_trace_id())
+        span_id = (random_ids and random.getrandbits(64)) or pipeline._id_generator.generate_span_id()
+        self._setup(pipeline, name, kind, time.time_ns() if start_time is None else start_time, parent, trace_id,
+                    span_id)
+
+    @classmethod
+    def of_call(cls, pipeline: Pipeline, parent: trace.SpanContext | None, trace_id: int, span_id: int,
+                start_time: int) -> LightSpan:
+        """The span of a provider call whose parent and ids were taken on the caller's thread when it started
+        (:class:`inferwatch.llm_call.ProviderCall`); made later, in whichever thread records the call."""
+        span = cls.__new__(cls)
+        span._setup(pipeline, None, trace.SpanKind.CLIENT, start_time, parent, trace_id, span_id)
+        return span
+
+    def _setup(self, pipeline: Pipeline, name: str | None, kind: trace.SpanKind, start_time: int,
+               parent: trace.SpanContext | None, trace_id: int, span_id: int) -> None:
+        self.trace_id, self.span_id = trace_id, span_id
+        self._parent: trace.SpanContext | None = parent
+        if parent is not None:
+            self._state = parent.trace_state
             self._flags = _SAMPLED_RANDOM if parent.trace_flags & _RANDOM_FLAG else _SAMPLED
-            self._parent: trace.SpanContext | None = parent
         else:
-            self.trace_id = (random_ids and random.getrandbits(128)) or pipeline._id_generator.generate_trace_id()
             self._state = None
             self._flags = pipeline._root_flags
-            self._parent = None
-        self.span_id: int = (random_ids and random.getrandbits(64)) or pipeline._id_generator.generate_span_id()
         self._context: trace.SpanContext | None = None  # built when first asked for
         self._pipeline = pipeline
         self._name = name  # None: derived from the call (LLM calls)
         self._kind = kind
-        self._start = time.time_ns() if start_time is None else start_time
+        self._start = start_time
         self._end = 0
         self._ended = False
         self._attributes: dict[str, Any] | None = None
@@ -502,11 +533,21 @@ class LightSpan(trace.Span):
         values are derived in the export thread."""
         if self._ended:
             return
+        self.close_call(snapshot, content, later)
+        if not self._pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
+            self.record_metrics_only()
+
+    def close_call(self, snapshot: tuple[Any, ...] | InferenceMetrics, content: dict[str, Any] | None,
+                   later: Callable[[], None] | None = None) -> None:
+        """:meth:`end_call` without queueing: for a call that is queued as a whole
+        (:class:`inferwatch.llm_call.ProviderCall`), whose span is made when the export thread reads it."""
         self._call = (snapshot, content, later)
         self._end = snapshot.end_time_ns if type(snapshot) is InferenceMetrics else snapshot[_END_TIME]
         self._ended = True
-        if not self._pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
-            self._pipeline.record_metric_row(_metric_row(self._call_metrics()))
+
+    def record_metrics_only(self) -> None:
+        """Record the ended call's metric values without its span (the span was dropped: queue full)."""
+        self._pipeline.record_metric_row(_metric_row(self._call_metrics()))
 
     def _call_metrics(self) -> InferenceMetrics:
         """The call's metrics, completed by its ``later`` (run once: a span may be read again)."""
@@ -670,7 +711,7 @@ class Pipeline:
         """Start one of the SDK's own spans (see :class:`LightSpan`); it is queued when it ends."""
         return LightSpan(self, name, kind, start_time, context)
 
-    def enqueue(self, span: ReadableSpan | LightSpan) -> bool:
+    def enqueue(self, span: ReadableSpan | Recorded) -> bool:
         """Queue a finished span for the export thread; False when it was not (closed, or dropped and counted
         as ``queue_full``)."""
         try:
@@ -815,7 +856,7 @@ class Pipeline:
     def _drain(self) -> None:
         queue = self._queue
         while queue and not self._closed:  # after shutdown() gave up waiting, the rest is counted there
-            batch: list[ReadableSpan | LightSpan] = []
+            batch: list[ReadableSpan | Recorded] = []
             marker: _Flush | None = None
             while queue and len(batch) < self._batch_size:
                 item = queue.popleft()
@@ -837,11 +878,11 @@ class Pipeline:
                 if marker is not None:
                     marker.done.set()
 
-    def _export_spans(self, batch: list[ReadableSpan | LightSpan]) -> None:
+    def _export_spans(self, batch: list[ReadableSpan | Recorded]) -> None:
         ready: list[tuple[ReadableSpan, int]] = []
         for span in batch:
             try:
-                prepared = self._prepare(span.readable() if type(span) is LightSpan else span)
+                prepared = self._prepare(span if isinstance(span, ReadableSpan) else span.readable())
             except Exception as exc:  # noqa: BLE001 - a bug of ours drops the span, never the thread
                 _guard.record_internal_error("telemetry.prepare", exc)
                 self.count_drop("internal_error")

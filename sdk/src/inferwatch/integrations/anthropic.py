@@ -7,7 +7,7 @@ Usage::
     client = inferwatch.wrap_anthropic(anthropic.Anthropic())   # this client (sync or async), or:
     inferwatch.instrument_anthropic()                           # every Anthropic/AsyncAnthropic client
 
-Recorded (sync and async clients alike), one ``LlmCall`` per request:
+Recorded (sync and async clients alike), one call (``llm_call.ProviderCall``) per request:
 
 * ``messages.create`` (streamed or not) and ``messages.parse``;
 * ``messages.stream(...)``: the helper builds its request itself (not through ``create``), so its stream manager
@@ -48,7 +48,7 @@ import logging
 from typing import Any, Callable
 
 from .. import _guard, budget
-from ..llm_call import LlmCall
+from ..llm_call import ProviderCall
 from ..metrics import normalise_anthropic_usage
 from . import DidNotEnable, uninstrument
 from . import _streams as st
@@ -230,41 +230,29 @@ def _count(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
-class _Recorder:
+class _Recorder(ProviderCall):
     """One request: prepared before the call, completed with its message (or stream proxy), or failed."""
 
-    __slots__ = ("call", "capture", "is_async", "streamed", "tools")
-
-    def __init__(self, call: LlmCall, kwargs: dict[str, Any], streamed: bool, is_async: bool,
-                 capture: bool) -> None:
-        self.call = call
-        self.streamed = streamed
-        self.is_async = is_async
-        self.capture = capture
-        self.tools = kwargs.get("tools")
+    __slots__ = ("capture", "is_async", "tools")
 
     @classmethod
     def prepare(cls, resource: Any, kwargs: dict[str, Any], *, streamed: bool, is_async: bool,
                 downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
-            call = LlmCall(model=model if isinstance(model, str) else "", provider=_provider(resource),
-                           operation="chat", streamed=streamed)
-            call.metrics.downgraded_from = downgraded_from
-            call.start()
-            capture = st.capture_on()
-            rec = cls(call, kwargs, streamed, is_async, capture)
+            rec = cls(model if isinstance(model, str) else "", _provider(resource), streamed, downgraded_from)
+            rec.is_async = is_async
+            capture = rec.capture = st.capture_on()
+            rec.tools = kwargs.get("tools")
             messages = st.as_sequence(kwargs.get("messages"))
-            failures = _tool_result_errors(messages)
-            if failures:
-                call.tool_call_failed(failures)
+            rec.failures = _tool_result_errors(messages)
             if capture and messages is not None:
                 shown = list(messages)
                 system = kwargs.get("system")
                 if system:
                     shown.insert(0, {"role": "system", "content": system if isinstance(system, str)
                                      else list(st.as_sequence(system) or ())})
-                call.content(input=shown)
+                rec.call.content(input=shown)
             return rec
         except Exception as exc:  # noqa: BLE001 - never break the host
             _guard.record_internal_error(f"{_WHERE}.prepare", exc)
@@ -272,12 +260,6 @@ class _Recorder:
 
     def offered(self) -> frozenset[str] | None:
         return st.offered_tool_names(self.tools)
-
-    def end(self, error: BaseException | None = None) -> None:
-        try:
-            self.call.end(error)
-        except Exception as exc:  # noqa: BLE001
-            _guard.record_internal_error(f"{_WHERE}.record", exc)
 
     def complete(self, result: Any) -> Any:
         """The app's result: the same object, or a recording proxy around a stream."""
@@ -351,12 +333,11 @@ def _tool_result_errors(messages: Any) -> int:
 class _MessageStream:
     """Accumulates raw Messages stream events: text length, tool_use blocks, stop reason, usage."""
 
-    __slots__ = ("blocks", "call", "chars", "delta_usage", "message_id", "model", "parts", "rec", "seen_first",
+    __slots__ = ("blocks", "chars", "delta_usage", "message_id", "model", "parts", "rec", "seen_first",
                  "start_usage", "stop_reason")
 
     def __init__(self, rec: _Recorder) -> None:
         self.rec = rec
-        self.call = rec.call
         self.seen_first = False
         self.chars = 0
         self.parts: list[str] | None = [] if rec.capture else None
@@ -370,7 +351,7 @@ class _MessageStream:
     def _first(self) -> None:
         if not self.seen_first:
             self.seen_first = True
-            self.call.first_token()
+            self.rec.first_token()
 
     def observe(self, event: Any) -> None:
         kind = getattr(event, "type", None)
@@ -425,11 +406,11 @@ class _MessageStream:
     def finish(self, error: BaseException | None) -> None:
         try:
             if self.delta_usage is not None:
-                self.call.usage(**_usage(self.delta_usage, self.start_usage))
+                self.rec.call.usage(**_usage(self.delta_usage, self.start_usage))
             elif self.start_usage is not None:  # input known, output never reported: usage_missing
                 normalised = _usage(self.start_usage)
                 normalised["output_tokens"] = None
-                self.call.usage(**normalised)
+                self.rec.call.usage(**normalised)
             failures = 0
             if self.blocks:
                 offered = self.rec.offered()
@@ -438,4 +419,4 @@ class _MessageStream:
             self.rec.respond(self.parts, self.chars, self.stop_reason, self.model, self.message_id,
                              len(self.blocks), failures)
         finally:
-            self.call.end(error)
+            self.rec.end(error)

@@ -7,7 +7,7 @@ Usage::
     client = inferwatch.wrap_openai(openai.OpenAI())      # this client (sync or async), or:
     inferwatch.instrument_openai()                        # every OpenAI/AsyncOpenAI client, present and future
 
-Recorded (sync and async clients alike), one ``LlmCall`` per request:
+Recorded (sync and async clients alike), one call (``llm_call.ProviderCall``) per request:
 
 * ``chat.completions.create`` (streamed or not) and ``chat.completions.parse``;
 * ``chat.completions.stream(...)``: the helper calls ``create(stream=True)`` on the same resource, so the request
@@ -50,7 +50,7 @@ from typing import Any, Callable
 
 from .. import _guard, budget
 from .. import client as iw_client
-from ..llm_call import LlmCall
+from ..llm_call import ProviderCall
 from . import DidNotEnable, uninstrument
 from . import _streams as st
 from ._streams import _in_call
@@ -195,57 +195,43 @@ def _usage(usage: Any) -> dict[str, Any]:
             "reasoning_tokens": getattr(completion_details, "reasoning_tokens", None) or 0}
 
 
-class _Recorder:
+class _Recorder(ProviderCall):
     """One request: prepared before the call, completed with its result (or stream proxy), or failed."""
 
-    __slots__ = ("api", "call", "capture", "functions", "is_async", "result", "streamed", "tools")
-
-    def __init__(self, call: LlmCall, api: str, kwargs: dict[str, Any], streamed: bool, is_async: bool,
-                 capture: bool) -> None:
-        self.call = call
-        self.api = api
-        self.streamed = streamed
-        self.is_async = is_async
-        self.capture = capture
-        self.tools = kwargs.get("tools")
-        self.functions = kwargs.get("functions")
-        self.result: Any = None
+    __slots__ = ("api", "capture", "functions", "is_async", "result", "tools")
 
     @classmethod
     def prepare(cls, resource: Any, api: str, kwargs: dict[str, Any], *, is_async: bool,
                 downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
-            streamed = kwargs.get("stream") is True
             owner = type(getattr(resource, "_client", None)).__name__  # _provider(resource), inlined
-            call = LlmCall(model=model if isinstance(model, str) else "",
-                           provider="azure.ai.openai" if "Azure" in owner else "openai", operation="chat",
-                           streamed=streamed)
-            if downgraded_from:
-                call.metrics.downgraded_from = downgraded_from
-            call.start()
+            rec = cls(model if isinstance(model, str) else "", "azure.ai.openai" if "Azure" in owner else "openai",
+                      kwargs.get("stream") is True, downgraded_from)
+            rec.api = api
+            rec.is_async = is_async
             options = iw_client._options  # st.capture_on(), inlined (every call runs this)
-            capture = options is not None and options.capture != "off"
-            rec = cls(call, api, kwargs, streamed, is_async, capture)
+            capture = rec.capture = options is not None and options.capture != "off"
+            rec.tools = kwargs.get("tools")
+            rec.functions = kwargs.get("functions")
+            rec.result = None
             if api == "chat":
                 messages = kwargs.get("messages")
                 if not isinstance(messages, (list, tuple)):  # st.as_sequence
                     messages = None
-                failures = _chat_tool_errors(messages)
+                rec.failures = _chat_tool_errors(messages)
                 if capture and messages is not None:
-                    call.content(input=list(messages))
+                    rec.call.content(input=list(messages))
             else:
                 items = kwargs.get("input")
-                failures = _responses_tool_errors(st.as_sequence(items))
+                rec.failures = _responses_tool_errors(st.as_sequence(items))
                 if capture:
                     instructions = kwargs.get("instructions")
                     shown = [{"role": "user", "content": items}] if isinstance(items, str) else list(
                         st.as_sequence(items) or ())
                     if isinstance(instructions, str) and instructions:
                         shown.insert(0, {"role": "system", "content": instructions})
-                    call.content(input=shown)
-            if failures:
-                call.tool_call_failed(failures)
+                    rec.call.content(input=shown)
             return rec
         except Exception as exc:  # noqa: BLE001 - never break the host
             _guard.record_internal_error(f"{_WHERE}.prepare", exc)
@@ -253,12 +239,6 @@ class _Recorder:
 
     def offered(self) -> frozenset[str] | None:
         return st.offered_tool_names(self.tools, self.functions)
-
-    def end(self, error: BaseException | None = None, later: Callable[[], None] | None = None) -> None:
-        try:
-            self.call.end(error, later)
-        except Exception as exc:  # noqa: BLE001
-            _guard.record_internal_error(f"{_WHERE}.record", exc)
 
     def complete(self, result: Any) -> Any:
         """The app's result: the same object, or a recording proxy around a stream.
@@ -282,7 +262,7 @@ class _Recorder:
             else:
                 facts = _chat_facts(result, False)
                 if isinstance(facts[6], str):  # the response id, for feedback by id before the span is out
-                    self.call.metrics.response_id = facts[6]
+                    self.response_id = facts[6]
                 self.result = facts
                 self.end(None, self.apply)
                 return result
@@ -451,12 +431,11 @@ class _ChatStream:
     the tool-call checks, the response facts) is recorded in the export thread when the call ends
     (:meth:`later`), or at once with capture on, where the text must be taken before the call ends."""
 
-    __slots__ = ("call", "chars", "finish_reason", "model", "parts", "rec", "refusal", "response_id", "seen_first",
+    __slots__ = ("chars", "finish_reason", "model", "parts", "rec", "refusal", "response_id", "seen_first",
                  "tool_calls", "usage")
 
     def __init__(self, rec: _Recorder) -> None:
         self.rec = rec
-        self.call = rec.call
         self.seen_first = False
         self.chars = 0
         self.parts: list[str] | None = [] if rec.capture else None
@@ -469,7 +448,7 @@ class _ChatStream:
 
     def _first(self) -> None:
         self.seen_first = True
-        self.call.first_token()
+        self.rec.first_token()
 
     def observe(self, chunk: Any) -> None:
         """One chunk as the app receives it (openai's models, or any object of the same shape: fields read with
@@ -534,11 +513,11 @@ class _ChatStream:
             try:
                 self.record()
             finally:
-                self.call.end(error)
+                self.rec.end(error)
             return
         if isinstance(self.response_id, str):  # for feedback by id before the span is out
-            self.call.metrics.response_id = self.response_id
-        self.call.end(error, self.later)
+            self.rec.response_id = self.response_id
+        self.rec.end(error, self.later)
 
     def later(self) -> None:
         """:meth:`record`, guarded: run by the export thread."""
@@ -550,7 +529,7 @@ class _ChatStream:
     def record(self) -> None:
         usage = self.usage
         if usage is not None:
-            self.call.usage(**_usage(usage))
+            self.rec.call.usage(**_usage(usage))
         failures = 0
         if self.tool_calls:
             offered = self.rec.offered()
@@ -571,12 +550,10 @@ class _ResponsesStream:
     """Accumulates Responses stream events; the final ``response.completed``/``incomplete``/``failed`` event's
     response is authoritative, the deltas serve streams that end early."""
 
-    __slots__ = ("call", "chars", "final", "items", "model", "parts", "rec", "refusal", "response_id",
-                 "seen_first")
+    __slots__ = ("chars", "final", "items", "model", "parts", "rec", "refusal", "response_id", "seen_first")
 
     def __init__(self, rec: _Recorder) -> None:
         self.rec = rec
-        self.call = rec.call
         self.seen_first = False
         self.chars = 0
         self.parts: list[str] | None = [] if rec.capture else None
@@ -589,7 +566,7 @@ class _ResponsesStream:
     def _first(self) -> None:
         if not self.seen_first:
             self.seen_first = True
-            self.call.first_token()
+            self.rec.first_token()
 
     def observe(self, event: Any) -> None:
         kind = getattr(event, "type", None)
@@ -629,4 +606,4 @@ class _ResponsesStream:
             self.rec.respond(self.parts, self.chars, None, self.model, self.response_id, self.refusal,
                              len(self.items), failures)
         finally:
-            self.call.end(error)
+            self.rec.end(error)

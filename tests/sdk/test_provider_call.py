@@ -1,0 +1,157 @@
+"""A provider integration's call (``llm_call.ProviderCall``): started on the caller's thread with only its clocks,
+tags, parent and ids, its metrics and span made later (in the export thread, or here when the response is recorded
+here). These tests pin down that what is exported is what it was when the span was made at the start: the parent
+and trace state of the context the call *started* in, the tags of that moment, the response id resolvable by
+feedback before the span is out, sampling (errors always kept), and a full queue that keeps the metrics.
+
+Real ``openai`` and ``anthropic`` clients against the mock server (``tests/mock_llm_fixtures.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+openai = pytest.importorskip("openai")
+
+from opentelemetry import trace  # noqa: E402
+from opentelemetry.sdk.trace import TracerProvider  # noqa: E402
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
+from opentelemetry.trace import StatusCode  # noqa: E402
+
+import inferwatch  # noqa: E402
+from inferwatch import _guard, _responses  # noqa: E402
+from inferwatch import semconv as sc  # noqa: E402
+from tests.otel_exporters import KeepingMetricExporter, NullMetricExporter  # noqa: E402
+
+MODEL = "gpt-4o-mini"
+CLAUDE = "claude-haiku-4-5"
+
+
+def user(text: str) -> list[dict[str, Any]]:
+    return [{"role": "user", "content": text}]
+
+
+@pytest.fixture
+def stop_sdk() -> Iterator[None]:
+    try:
+        yield
+    finally:
+        inferwatch.shutdown()
+        _guard.reset()
+        _responses.clear()
+
+
+def start(**options: Any) -> InMemorySpanExporter:
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=options.pop("metric_exporter", NullMetricExporter()),
+                    schedule_delay_ms=20, **{"sample_rate": 1.0, **options})
+    assert inferwatch.instrument_openai() and inferwatch.instrument_anthropic()
+    return exporter
+
+
+def finished(exporter: InMemorySpanExporter) -> list[Any]:
+    assert inferwatch.flush(5)
+    return list(exporter.get_finished_spans())
+
+
+def test_the_span_has_the_parent_and_tags_of_the_moment_the_call_started(openai_client: Any, anthropic_client: Any,
+                                                                          stop_sdk: None) -> None:
+    """The parent span and the tags are read when the request starts; the span is made later, when nothing of
+    that context is current any more, and still carries them."""
+    exporter = start()
+    app = TracerProvider().get_tracer("app")
+    state = trace.TraceState([("vendor", "x")])
+    remote = trace.SpanContext(0xABC, 0xDEF, is_remote=True, trace_flags=trace.TraceFlags(1), trace_state=state)
+
+    @inferwatch.observe(operation="retrieval")
+    def answer() -> Any:
+        with inferwatch.tags(feature="search", template_version="v7"):
+            stream = openai_client.chat.completions.create(model=MODEL, messages=user("hi"), stream=True)
+            anthropic_client.messages.create(model=CLAUDE, max_tokens=64, messages=user("hi"))
+        return stream
+
+    with trace.use_span(trace.NonRecordingSpan(remote)):
+        with app.start_as_current_span("GET /answer") as request:
+            stream = answer()
+    with inferwatch.tags(feature="elsewhere"):
+        chunks = list(stream)  # consumed, and so ended, outside the span and the tags it started in
+    assert chunks
+    spans = {s.name.rpartition(".")[2]: s for s in finished(exporter)}  # the function's name is qualified
+    observed = spans["answer"]
+    assert observed.parent.span_id == request.get_span_context().span_id
+    for name in (f"chat {MODEL}", f"chat {CLAUDE}"):
+        span = spans[name]
+        assert span.kind is trace.SpanKind.CLIENT
+        assert span.context.trace_id == 0xABC and span.context.trace_state == state
+        assert span.parent.span_id == observed.context.span_id
+        assert span.attributes[sc.FEATURE] == "search" and span.attributes[sc.PROMPT_VERSION] == "v7"
+        assert span.start_time < span.end_time
+
+
+def test_a_root_call_gets_fresh_ids_and_its_response_id_is_known_before_export(openai_client: Any,
+                                                                             stop_sdk: None) -> None:
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=60_000)
+    inferwatch.instrument_openai()
+    first = openai_client.chat.completions.create(model=MODEL, messages=user("one"))
+    second = openai_client.chat.completions.create(model=MODEL, messages=user("two"))
+    known = [_responses.lookup(c.id) for c in (first, second)]  # the export thread has not run yet
+    assert exporter.get_finished_spans() == ()
+    spans = {s.attributes[sc.GEN_AI_RESPONSE_ID]: s for s in finished(exporter)}
+    for completion, ids in zip((first, second), known):
+        span = spans[completion.id]
+        assert span.parent is None
+        assert ids == (f"{span.context.trace_id:032x}", f"{span.context.span_id:016x}")
+    assert known[0][0] != known[1][0]  # two root calls, two traces
+
+
+def test_sampled_out_calls_are_counted_and_errors_are_kept(openai_client: Any, anthropic_client: Any,
+                                                          stop_sdk: None) -> None:
+    exporter = start(sample_rate=0.0)
+    openai_client.chat.completions.create(model=MODEL, messages=user("fine"))
+    list(openai_client.chat.completions.create(model=MODEL, messages=user("fine"), stream=True))
+    anthropic_client.messages.create(model=CLAUDE, max_tokens=64, messages=user("fine"))
+    with pytest.raises(openai.RateLimitError):
+        openai_client.chat.completions.create(model=MODEL, messages=user("no [error:429]"))
+    with pytest.raises(openai.APIError):
+        list(openai_client.chat.completions.create(model=MODEL, messages=user("x [stream-error]"), stream=True))
+    spans = finished(exporter)
+    assert inferwatch.stats()["dropped"]["sampled"] == 3
+    assert sorted(s.attributes[sc.ERROR_TYPE] for s in spans) == ["APIError", "RateLimitError"]
+    assert all(s.status.status_code is StatusCode.ERROR and s.parent is None for s in spans)
+
+
+def test_calls_dropped_by_a_full_queue_keep_their_metrics(openai_client: Any, stop_sdk: None) -> None:
+    metrics = KeepingMetricExporter()
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=metrics, max_queue_size=3, max_export_batch_size=1000,
+                    schedule_delay_ms=60_000)  # the thread sleeps: 3 calls queued, the other 2 dropped
+    inferwatch.instrument_openai()
+    for i in range(5):
+        openai_client.chat.completions.create(model=MODEL, messages=user(f"call {i}"))
+    assert inferwatch.stats()["dropped"]["queue_full"] == 2
+    assert len(finished(exporter)) == 3
+    counts: dict[str, int] = {}
+    for batch in metrics.batches:  # delta batches: summed
+        for m in (m for rm in batch.resource_metrics for sm in rm.scope_metrics for m in sm.metrics):
+            counts[m.name] = counts.get(m.name, 0) + sum(dp.count for dp in m.data.data_points)
+    assert counts[sc.METRIC_OPERATION_DURATION] == 5
+    assert counts[sc.METRIC_TOKEN_USAGE] == 10  # input and output of every call, the dropped ones included
+
+
+def test_a_call_recorded_on_the_callers_thread_ends_once(openai_client: Any, stop_sdk: None) -> None:
+    """With capture on the response's text is taken before the call ends, so its metrics and span are made on
+    the caller's thread; the span is still exported once, with the content and the parent of its start."""
+    exporter = start(capture="full")
+    app = TracerProvider().get_tracer("app")
+    with app.start_as_current_span("request") as request:
+        stream = openai_client.chat.completions.create(model=MODEL, messages=user("hello"), stream=True)
+    text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
+    stream.close()  # after the end: nothing more is recorded
+    (span,) = finished(exporter)
+    assert span.parent.span_id == request.get_span_context().span_id
+    assert text and text in span.attributes[sc.GEN_AI_OUTPUT_MESSAGES]
+    assert span.attributes[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
