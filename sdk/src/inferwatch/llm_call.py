@@ -259,9 +259,9 @@ class ProviderCall:
     call from the queue (:meth:`readable`); on the caller's thread when the integration records the response
     there (capture on, where the text must be taken before the call ends).
 
-    Measured on bench/sdk_overhead.py's non-streamed call, same process, paired against the bare client: the
-    recording path that made the LlmCall on the caller's thread added 48.9 µs per call, this one 28.0 µs (the
-    wrapper with no recording at all: 15.7 µs).
+    A prototype of this path on bench/sdk_overhead.py's non-streamed call, same process, paired against the bare
+    client: 48.9 µs added per call when the LlmCall was made at the start, 28.0 µs this way (the wrapper with no
+    recording at all: 15.7 µs); full runs before and after are in bench/README.md.
 
     Every method is guarded, as :class:`LlmCall`'s are: a mistake in recording never reaches the app.
     """
