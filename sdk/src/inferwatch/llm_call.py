@@ -28,7 +28,8 @@ limited to reading clocks and context (tags, the parent span), drawing the span'
 span's attributes, the metric values, redaction and export are made in the export thread.
 
 The provider integrations record through :class:`ProviderCall`, which keeps even less on the caller's thread: the
-:class:`LlmCall` itself (metrics and span) is made from it later, usually in the export thread.
+:class:`LlmCall` itself (metrics and span) is made from it when needed, in the export thread where the response
+can be recorded there (see the class).
 """
 
 from __future__ import annotations
@@ -255,15 +256,18 @@ class ProviderCall:
     and every function run costs several times what it costs in a loop. So the caller's thread keeps only what
     cannot be known later: the clocks, the tags, the parent span and the drawn span ids, the request's facts and
     whatever the integration keeps of the response. The call's :class:`LlmCall` (its metrics and its span) is made
-    from those when first asked for (:attr:`call`): for most calls in the export thread, which reads the whole
-    call from the queue (:meth:`readable`); on the caller's thread when the integration records the response
-    there (capture on, where the text must be taken before the call ends).
+    from those when first asked for (:attr:`call`): in the export thread, which reads the whole call from the
+    queue (:meth:`readable`), for the calls whose response the integration reduces to facts kept for later
+    (OpenAI Chat Completions with capture off, and provider errors); on the caller's thread for those whose
+    response it records at once (capture on, where the text must be taken before the call ends; the Responses API;
+    Anthropic's messages), which then end through :meth:`LlmCall.end` as before.
 
     A prototype of this path on bench/sdk_overhead.py's non-streamed call, same process, paired against the bare
     client: 48.9 µs added per call when the LlmCall was made at the start, 28.0 µs this way (the wrapper with no
     recording at all: 15.7 µs); full runs before and after are in bench/README.md.
 
-    Every method is guarded, as :class:`LlmCall`'s are: a mistake in recording never reaches the app.
+    :meth:`first_token` and :meth:`end` are guarded, as :class:`LlmCall`'s methods are; :attr:`call` and
+    :meth:`readable` run inside the integration's guards and the export thread's.
     """
 
     __slots__ = ("_call", "_end_ns", "_error", "_first_ns", "_later", "_parent", "_pipeline", "_span_id",
@@ -282,7 +286,7 @@ class ProviderCall:
         self._error = ""
         self._later: Callable[[], None] | None = None
         self._parent: Any = None
-        self._span_id = 0  # 0: no span (no pipeline, or sampled out): the LlmCall's own rules then apply
+        self._span_id: int | None = None  # None: no span (no pipeline, or sampled out): LlmCall's rules apply
         self._trace_id = 0
         self._tags = context._current.get()  # immutable (a MappingProxyType per tags() block): kept as it is
         pipeline = self._pipeline = client._pipeline
@@ -322,7 +326,7 @@ class ProviderCall:
             m.tool_call_failures = self.failures
         if self.response_id:
             m.response_id = self.response_id
-        if self._span_id:
+        if self._span_id is not None:
             call._span = call._use_span(LightSpan.of_call(self._pipeline, self._parent, self._trace_id,
                                                           self._span_id, self._start_ns))
         elif self._pipeline is not None:
@@ -347,17 +351,15 @@ class ProviderCall:
             if self._end_ns:
                 return
             self._end_ns = time.time_ns()
-            pipeline = client._pipeline
-            if self._call is not None or not self._span_id or pipeline is None:
-                self.call.end(error, later)
+            if self._call is not None or self._span_id is None or client._pipeline is None:
+                self.call.end(error, later)  # recorded here already, no span, or shut down meanwhile
                 return
             if error is not None:
                 self._error = type(error).__qualname__
             self._later = later
-            self._pipeline = pipeline
             if self.response_id:  # feedback by response id can name this trace before the span is exported
                 _responses.remember(self.response_id, self._trace_id, self._span_id)
-            if not pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
+            if not self._pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
                 self._closed_span().record_metrics_only()
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.end", exc)

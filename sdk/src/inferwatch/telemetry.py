@@ -2,14 +2,14 @@
 
 The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``ProviderCall.end``, ``on_end``,
 ``record_metrics``): O(1), no I/O, no redaction, no serialization, never blocks, never raises (DESIGN §4 rules 1,
-4, 7). The SDK's own spans are :class:`LightSpan`s: an LLM call hands over a snapshot of its metrics and the
-export thread derives the span's attributes and the metric values from it (see the class for why); a provider
-integration's call is queued as it is, and its metrics and span are made here (:class:`Recorded`). One daemon thread does everything else:
-content handling (redaction by capture mode), the ``before_send`` hook, the size cap, OTLP/HTTP protobuf export of
-spans to ``{endpoint}/v1/traces`` (encoded by :mod:`inferwatch._otlp`), aggregating the GenAI histograms
-(:class:`_Histograms`) and exporting them to ``{endpoint}/v1/metrics`` every ``metrics_interval_s`` and on
-:meth:`Pipeline.flush`. Every drop is counted by reason (:data:`DROP_REASONS`); every failure in here is guarded
-(:mod:`inferwatch._guard`).
+4, 7). The SDK's own spans are :class:`LightSpan`s: an LLM call hands over a snapshot of its metrics and the export
+thread derives the span's attributes and the metric values from it (see the class for why); most provider
+integration calls are queued as they are, and their metrics and span are made here (:class:`Recorded`). One daemon
+thread does everything else: content handling (redaction by capture mode), the ``before_send`` hook, the size cap,
+OTLP/HTTP protobuf export of spans to ``{endpoint}/v1/traces`` (encoded by :mod:`inferwatch._otlp`), aggregating
+the GenAI histograms (:class:`_Histograms`) and exporting them to ``{endpoint}/v1/metrics`` every
+``metrics_interval_s`` and on :meth:`Pipeline.flush`. Every drop is counted by reason (:data:`DROP_REASONS`); every
+failure in here is guarded (:mod:`inferwatch._guard`).
 
 The provider is private (never ``set_tracer_provider``), and the metrics never touch a global ``MeterProvider``,
 so an app's own OpenTelemetry setup keeps working untouched and its spans never reach our collector (DESIGN §4
@@ -357,7 +357,8 @@ _SPAN_KEY = next(iter(trace.set_span_in_context(trace.INVALID_SPAN, otel_context
 
 def parent_of(current: Any) -> trace.SpanContext | None:
     """The span context a new span started under ``current`` (the context's span, or None) takes as its parent:
-    None when there is no valid one (no span, a non-recording ``INVALID_SPAN``, or an object that is not a span)."""
+    None when there is no valid one (no span, a non-recording ``INVALID_SPAN``, or an object that is not a
+    span)."""
     if current is None or not isinstance(current, trace.Span):
         return None
     parent = current.get_span_context()
