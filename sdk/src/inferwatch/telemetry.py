@@ -418,7 +418,8 @@ class LightSpan(trace.Span):
         # trace.get_current_span(context), with four calls less (this runs on every LLM call)
         if context is None:
             context = otel_context.get_current() if _CURRENT_CONTEXT is None else _CURRENT_CONTEXT.get()
-        parent = parent_of(context.get(_SPAN_KEY))
+        current = context.get(_SPAN_KEY)
+        parent = None if current is None else parent_of(current)  # a root span (the usual case): no call
         random_ids = pipeline._random_ids  # the default RandomIdGenerator, inlined: random bits, never 0
         trace_id = parent.trace_id if parent is not None else (
             (random_ids and random.getrandbits(128)) or pipeline._id_generator.generate_trace_id())
