@@ -41,6 +41,7 @@ from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
+from opentelemetry.sdk.trace import ReadableSpan
 
 from . import _responses, budget, client, context
 from . import semconv as sc
@@ -364,7 +365,7 @@ class ProviderCall:
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.end", exc)
 
-    def readable(self) -> Any:
+    def readable(self) -> ReadableSpan:
         """The finished span, with the call's metric values recorded on the way (export thread)."""
         return self._closed_span().readable()
 
