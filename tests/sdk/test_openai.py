@@ -628,8 +628,8 @@ async def _aenumerate(items: Any) -> Any:
 
 def test_chunk_observer_reads_any_chunk_alike() -> None:
     """The chat stream observer gives the same facts for openai's validated and constructed chunks and for other
-    objects of the same shape (missing fields, ``choices`` as an iterator): several choices, refusals, tool-call
-    pieces, finish reasons and the usage chunk."""
+    objects of the same shape (missing fields, ``choices`` as an iterator, no ``__dict__``): several choices,
+    refusals, tool-call pieces, finish reasons and the usage chunk."""
     from types import SimpleNamespace
 
     from openai.types.chat import ChatCompletionChunk
@@ -659,6 +659,25 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
             return iter(items) if key == "choices" else items
         return value
 
+    class Slotted:  # no __dict__ (the observer's fast path reads openai's models through theirs)
+        __slots__ = ("_fields",)
+
+        def __init__(self, fields: dict[str, Any]) -> None:
+            self._fields = fields
+
+        def __getattr__(self, name: str) -> Any:
+            try:
+                return self._fields[name]
+            except KeyError:
+                raise AttributeError(name) from None
+
+    def slotted(value: Any) -> Any:
+        if isinstance(value, dict):
+            return Slotted({k: slotted(v) for k, v in value.items()})
+        if isinstance(value, list):
+            return [slotted(v) for v in value]
+        return value
+
     def facts(items: list[Any]) -> tuple[Any, ...]:
         recorder = _Recorder("", "openai", True)
         recorder.capture = True
@@ -671,7 +690,7 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
 
     models = facts([ChatCompletionChunk.model_validate(c) for c in chunks])
     assert models == facts([namespace(c) for c in chunks]) == facts(
-        [ChatCompletionChunk.construct(**c) for c in chunks])
+        [ChatCompletionChunk.construct(**c) for c in chunks]) == facts([slotted(c) for c in chunks])
     assert models == (SNAPSHOT, "c1", 10, ["Hel", "lo", "Bye", "no"], True, "tool_calls", 5,
                       {(0, 0): ["get_weather", ['{"a"', ": 1}"]]})
 

@@ -1,0 +1,185 @@
+"""Machine instructions the SDK adds to an app's OpenAI call, counted by valgrind's callgrind: a figure that does
+not move with the machine's state.
+
+``bench/sdk_overhead.py`` times the SDK in µs, and on a small shared VM its streaming figure moved by 20 µs or
+more between runs of the same code, so a change worth less than about 10 µs could not be told from drift there.
+This bench counts instead: each configuration runs in its own Python process under
+``valgrind --tool=callgrind``, which counts only inside the measured loop (``--toggle-collect`` on the C function
+the loop runs in) and simulates the caches (``--cache-sim=yes``, a last level of 512 KiB: this VM's per-core L2,
+since the shared L3 is what its neighbours take). Per configuration it makes warm-up calls, then ``--calls``
+calls in batches of 10; between batches, outside the counted region, it does the export thread's work on what
+was queued (``readable()`` on each queued call) and a full garbage collection, so the counts are the caller's
+thread alone, no queue grows, and no full collection (rare, and millions of instructions) falls in a count. The
+export thread itself is idle (a schedule delay of days).
+
+Configurations: the stub client (``sdk_overhead.StubClient``: openai's own parsed objects, served without any
+client or transport work) or the real ``openai.OpenAI`` client on ``sdk_overhead``'s mock transport; a
+non-streamed or an 11-chunk streamed Chat Completions call; the SDK's wrapper on or off (``wrap_openai`` with
+default settings, capture off). Added per call = (SDK on - SDK off) / calls, each the median of ``--runs`` runs.
+Two runs of one configuration differ by well under 1 % (the garbage collector's timing and address-based hashes
+are the only variation); the stub's figures are the SDK's work alone, the real client's add what the SDK does to
+the client's own work (its caches, the allocator, the garbage collector).
+
+Prints a table; never asserts. Needs valgrind (Debian's ``valgrind`` package); without it, says so and exits 2.
+
+    python bench/sdk_instructions.py                  # stub client, 200 calls x 3 runs per configuration (~5 min)
+    python bench/sdk_instructions.py --client real    # the real client, 50 calls (~3-4 min per run on 2 cores)
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+EVENTS = ("Ir", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw")  # what callgrind --cache-sim=yes counts
+LAST_LEVEL = "524288,8,64"  # 512 KiB, 8-way, 64-byte lines: the per-core L2 of this VM's CPU
+BATCH = 10
+
+
+# --- the measured process --------------------------------------------------------------------------------------
+def workload(client_kind: str, kind: str, sdk_on: bool, calls: int) -> None:
+    """Run in the child process under callgrind: warm up, then ``calls`` calls inside ``functools.reduce`` (the
+    one C function callgrind counts in), draining the queue between batches outside it."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import sdk_overhead as bench  # noqa: PLC0415 - the child only (puts sdk/src on the path too)
+
+    import inferwatch  # noqa: PLC0415
+    from inferwatch import client as iw_client  # noqa: PLC0415
+
+    inferwatch.init(endpoint="http://127.0.0.1:9/", api_key="iwk_bench", schedule_delay_ms=10**9,
+                    max_export_batch_size=10**6, max_queue_size=10**6)
+    if client_kind == "stub":
+        real = bench.make_client()  # openai's objects as its client builds them (not validated), served as is
+        bench.StubCompletions.parsed = real.chat.completions.create(model=bench.MODEL, messages=bench.MESSAGES)
+        bench.StubCompletions.parsed_chunks = list(real.chat.completions.create(
+            model=bench.MODEL, messages=bench.MESSAGES, stream=True, stream_options={"include_usage": True}))
+        client = inferwatch.wrap_openai(bench.StubClient())
+    else:
+        client = inferwatch.wrap_openai(bench.make_client())
+    bench.Toggle(client).set(sdk_on)
+    call = bench.call_stream if kind == "stream" else bench.call_plain
+    pipeline = iw_client.get_pipeline()
+
+    def export_queued() -> None:  # the export thread's work, done here and not counted
+        queue = pipeline._queue
+        while queue:
+            item = queue.popleft()
+            readable = getattr(item, "readable", None)
+            if readable is not None:
+                readable()
+        pipeline._metric_records.clear()
+        # a full collection, here rather than inside a batch: one falling in the counted region adds millions
+        # of instructions to it, and whether one does depends on the whole process (real client runs of the
+        # same code differed by 0.9 M instructions per call without this). The timed bench's median leaves
+        # them out likewise.
+        gc.collect()
+
+    def step(_: object, __: int) -> None:
+        call(client)
+
+    for _ in range(10):
+        for _ in range(BATCH):
+            call(client)
+        export_queued()
+    for _ in range(calls // BATCH):
+        functools.reduce(step, range(BATCH), None)
+        export_queued()
+    sys.stdout.flush()
+    os._exit(0)  # no shutdown: nothing is exported, and the interpreter's teardown is not of interest
+
+
+# --- the driver ------------------------------------------------------------------------------------------------
+def count(client_kind: str, kind: str, sdk_on: bool, calls: int, workdir: Path, tag: str) -> dict[str, int]:
+    """One configuration under callgrind: its event totals inside the measured loop."""
+    out = workdir / f"callgrind.{client_kind}.{kind}.{'on' if sdk_on else 'off'}.{tag}"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--LL={LAST_LEVEL}",
+           "--toggle-collect=functools_reduce", f"--callgrind-out-file={out}",
+           sys.executable, __file__, "--child", client_kind, kind, "on" if sdk_on else "off", str(calls)]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if done.returncode != 0 or not out.exists():
+        raise RuntimeError(f"callgrind run failed ({done.returncode}): {done.stderr[-2000:]}")
+    names: list[str] = []
+    totals: list[int] = []
+    for line in out.read_text().splitlines():
+        if line.startswith("events:"):
+            names = line.split()[1:]
+        elif line.startswith("summary:") or line.startswith("totals:"):
+            totals = [int(v) for v in line.split()[1:]]
+    if not names or not totals:
+        raise RuntimeError(f"no event totals in {out}")
+    values = dict(zip(names, totals + [0] * (len(names) - len(totals))))
+    return {event: values.get(event, 0) for event in EVENTS}
+
+
+def added_per_call(on: dict[str, int], off: dict[str, int], calls: int) -> dict[str, float]:
+    return {event: (on[event] - off[event]) / calls for event in EVENTS}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--client", choices=("stub", "real"), default="stub")
+    ap.add_argument("--calls", type=int, help="counted calls per configuration (default: stub 200, real 50)")
+    ap.add_argument("--runs", type=int, default=3, help="runs per configuration; the median is reported")
+    ap.add_argument("--kinds", default="plain,stream", help="plain, stream or both (comma-separated)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="callgrind runs at a time")
+    ap.add_argument("--child", nargs=4, metavar=("CLIENT", "KIND", "SDK", "CALLS"), help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        client_kind, kind, sdk, calls = args.child
+        workload(client_kind, kind, sdk == "on", int(calls))
+        return 0
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (Debian: apt-get install valgrind); this bench counts instructions with "
+              "callgrind", file=sys.stderr)
+        return 2
+    calls = args.calls or (200 if args.client == "stub" else 50)
+    calls -= calls % BATCH
+    if calls < BATCH:
+        ap.error(f"--calls must be at least {BATCH}")
+    kinds = [k for k in args.kinds.split(",") if k]
+    if not kinds or any(k not in ("plain", "stream") for k in kinds):
+        ap.error("--kinds takes plain, stream or both")
+    jobs = [(kind, sdk_on, run) for kind in kinds for sdk_on in (True, False) for run in range(args.runs)]
+    print(f"callgrind, {args.client} client, {calls} counted calls per run, {args.runs} run(s) per configuration, "
+          f"{len(jobs)} runs, {args.jobs} at a time", flush=True)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="iw-callgrind-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        futures = {job: pool.submit(count, args.client, job[0], job[1], calls, Path(tmp), str(job[2]))
+                   for job in jobs}
+        results: dict[tuple[str, bool, int], dict[str, int]] = {}
+        for job, future in futures.items():
+            results[job] = future.result()
+            print(f"  [{job[0]}, SDK {'on' if job[1] else 'off'}, run {job[2] + 1}: "
+                  f"{results[job]['Ir'] / calls:,.0f} instructions per call]", flush=True)
+    print(f"  total {time.perf_counter() - started:.0f} s")
+    print(f"\nadded per call by the SDK (median of {args.runs} run(s); SDK on - SDK off, {args.client} client):")
+    print(f"  {'call':8s} {'client alone':>13s} {'with the SDK':>13s} {'added':>9s} {'L1i miss':>9s} "
+          f"{'L1d miss':>9s} {'L2 miss':>8s}   spread of the runs")
+    for kind in kinds:
+        on_runs = [results[(kind, True, r)] for r in range(args.runs)]
+        off_runs = [results[(kind, False, r)] for r in range(args.runs)]
+        on = {e: statistics.median(run[e] for run in on_runs) for e in EVENTS}
+        off = {e: statistics.median(run[e] for run in off_runs) for e in EVENTS}
+        added = added_per_call(on, off, calls)  # type: ignore[arg-type]
+        spread = max(run["Ir"] for run in on_runs) - min(run["Ir"] for run in on_runs)
+        print(f"  {kind:8s} {off['Ir'] / calls:13,.0f} {on['Ir'] / calls:13,.0f} {added['Ir']:9,.0f} "
+              f"{added['I1mr']:9,.0f} {added['D1mr'] + added['D1mw']:9,.0f} "
+              f"{added['ILmr'] + added['DLmr'] + added['DLmw']:8,.0f}   {spread / calls:,.0f} instr. per call")
+    print("  (instructions per call; misses added per call, simulated: L1 as this CPU's, L2 of 512 KiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
