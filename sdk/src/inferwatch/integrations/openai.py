@@ -457,16 +457,16 @@ class _ChatStream:
         (about 400 machine instructions each, 8 reads per chunk). Counted with callgrind over the bench's
         11-chunk stream: 61k instructions per stream read attribute by attribute, 46k this way (bench/README.md;
         ``bench/sdk_instructions.py`` counts the whole call). Anything else of the same shape (a missing field,
-        an object without ``__dict__``) is read with defaults (:meth:`_observe_any`), per chunk or per choice,
+        an object without ``__dict__``) is read with defaults, per chunk or per choice (:meth:`_choice_any`),
         before anything of it is counted."""
         try:
             fields = chunk.__dict__
             usage = fields["usage"]
             choices = fields["choices"]
-        except Exception:  # noqa: BLE001 - not one of openai's chunk models: read it field by field
-            self._observe_any(chunk)
-            return
-        if self.model is None:  # the first chunk (read as any object is, as they are read once)
+        except Exception:  # noqa: BLE001 - not one of openai's chunk models: read it with defaults
+            usage = getattr(chunk, "usage", None)
+            choices = getattr(chunk, "choices", None)
+        if self.model is None:  # until a chunk names it (the first one, from openai): read once per stream
             self.model = getattr(chunk, "model", None)
             self.response_id = getattr(chunk, "id", None)
         if usage is not None:
@@ -492,18 +492,8 @@ class _ChatStream:
             if reason and (self.finish_reason is None or fields["index"] == 0):
                 self.finish_reason = reason
 
-    def _observe_any(self, chunk: Any) -> None:
-        """:meth:`observe` for any object of a chunk's shape: fields read with defaults."""
-        if self.model is None:
-            self.model = getattr(chunk, "model", None)
-            self.response_id = getattr(chunk, "id", None)
-        usage = getattr(chunk, "usage", None)
-        if usage is not None:
-            self.usage = usage
-        for choice in getattr(chunk, "choices", None) or ():
-            self._choice_any(choice)
-
     def _choice_any(self, choice: Any) -> None:
+        """One choice of :meth:`observe` for any object of a choice's shape: fields read with defaults."""
         delta = getattr(choice, "delta", None)
         if delta is not None:
             content = getattr(delta, "content", None)
