@@ -48,9 +48,11 @@ BATCH = 10
 
 
 # --- the measured process --------------------------------------------------------------------------------------
-def workload(client_kind: str, kind: str, sdk_on: bool, calls: int) -> None:
+def workload(client_kind: str, kind: str, sdk_on: bool, calls: int, cold: bool = False) -> None:
     """Run in the child process under callgrind: warm up, then ``calls`` calls inside ``functools.reduce`` (the
-    one C function callgrind counts in), draining the queue between batches outside it."""
+    one C function callgrind counts in), draining the queue between batches outside it. ``cold`` (stub client
+    only): each counted call alone, right after an uncounted call of the real client without the SDK, which
+    leaves the simulated caches as the app's own work leaves the real ones."""
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import sdk_overhead as bench  # noqa: PLC0415 - the child only (puts sdk/src on the path too)
 
@@ -59,6 +61,7 @@ def workload(client_kind: str, kind: str, sdk_on: bool, calls: int) -> None:
 
     inferwatch.init(endpoint="http://127.0.0.1:9/", api_key="iwk_bench", schedule_delay_ms=10**9,
                     max_export_batch_size=10**6, max_queue_size=10**6)
+    real = None
     if client_kind == "stub":
         real = bench.make_client()  # openai's objects as its client builds them (not validated), served as is
         bench.StubCompletions.parsed = real.chat.completions.create(model=bench.MODEL, messages=bench.MESSAGES)
@@ -92,21 +95,31 @@ def workload(client_kind: str, kind: str, sdk_on: bool, calls: int) -> None:
         for _ in range(BATCH):
             call(client)
         export_queued()
-    for _ in range(calls // BATCH):
-        functools.reduce(step, range(BATCH), None)
-        export_queued()
+    if cold and real is not None:
+        one = range(1)
+        for _ in range(calls // BATCH):
+            for _ in range(BATCH):
+                call(real)  # not counted: the app's own work between two of its calls
+                functools.reduce(step, one, None)
+            export_queued()
+    else:
+        for _ in range(calls // BATCH):
+            functools.reduce(step, range(BATCH), None)
+            export_queued()
     sys.stdout.flush()
     os._exit(0)  # no shutdown: nothing is exported, and the interpreter's teardown is not of interest
 
 
 # --- the driver ------------------------------------------------------------------------------------------------
-def count(client_kind: str, kind: str, sdk_on: bool, calls: int, workdir: Path, tag: str) -> dict[str, int]:
+def count(client_kind: str, kind: str, sdk_on: bool, calls: int, workdir: Path, tag: str,
+          cold: bool = False) -> dict[str, int]:
     """One configuration under callgrind: its event totals inside the measured loop."""
-    out = workdir / f"callgrind.{client_kind}.{kind}.{'on' if sdk_on else 'off'}.{tag}"
+    out = workdir / f"callgrind.{client_kind}{'.cold' if cold else ''}.{kind}.{'on' if sdk_on else 'off'}.{tag}"
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--LL={LAST_LEVEL}",
            "--toggle-collect=functools_reduce", f"--callgrind-out-file={out}",
-           sys.executable, __file__, "--child", client_kind, kind, "on" if sdk_on else "off", str(calls)]
+           sys.executable, __file__, "--child", client_kind, kind, "on" if sdk_on else "off", str(calls),
+           "cold" if cold else "warm"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0 or not out.exists():
         raise RuntimeError(f"callgrind run failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -134,17 +147,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs per configuration; the median is reported")
     ap.add_argument("--kinds", default="plain,stream", help="plain, stream or both (comma-separated)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="callgrind runs at a time")
-    ap.add_argument("--child", nargs=4, metavar=("CLIENT", "KIND", "SDK", "CALLS"), help=argparse.SUPPRESS)
+    ap.add_argument("--cold", action="store_true",
+                    help="stub client: each counted call right after an uncounted real client call (cold caches)")
+    ap.add_argument("--child", nargs=5, metavar=("CLIENT", "KIND", "SDK", "CALLS", "CACHES"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        client_kind, kind, sdk, calls = args.child
-        workload(client_kind, kind, sdk == "on", int(calls))
+        client_kind, kind, sdk, calls, caches = args.child
+        workload(client_kind, kind, sdk == "on", int(calls), caches == "cold")
         return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind); this bench counts instructions with "
               "callgrind", file=sys.stderr)
         return 2
-    calls = args.calls or (200 if args.client == "stub" else 50)
+    if args.cold and args.client != "stub":
+        ap.error("--cold takes the stub client (the real client's own work is what makes its caches cold)")
+    calls = args.calls or (200 if args.client == "stub" and not args.cold else 50)
     calls -= calls % BATCH
     if calls < BATCH:
         ap.error(f"--calls must be at least {BATCH}")
@@ -152,11 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not kinds or any(k not in ("plain", "stream") for k in kinds):
         ap.error("--kinds takes plain, stream or both")
     jobs = [(kind, sdk_on, run) for kind in kinds for sdk_on in (True, False) for run in range(args.runs)]
-    print(f"callgrind, {args.client} client, {calls} counted calls per run, {args.runs} run(s) per configuration, "
+    what = f"{args.client} client{', cold caches' if args.cold else ''}"
+    print(f"callgrind, {what}, {calls} counted calls per run, {args.runs} run(s) per configuration, "
           f"{len(jobs)} runs, {args.jobs} at a time", flush=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="iw-callgrind-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
-        futures = {job: pool.submit(count, args.client, job[0], job[1], calls, Path(tmp), str(job[2]))
+        futures = {job: pool.submit(count, args.client, job[0], job[1], calls, Path(tmp), str(job[2]),
+                                   args.cold)
                    for job in jobs}
         results: dict[tuple[str, bool, int], dict[str, int]] = {}
         for job, future in futures.items():
@@ -164,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  [{job[0]}, SDK {'on' if job[1] else 'off'}, run {job[2] + 1}: "
                   f"{results[job]['Ir'] / calls:,.0f} instructions per call]", flush=True)
     print(f"  total {time.perf_counter() - started:.0f} s")
-    print(f"\nadded per call by the SDK (median of {args.runs} run(s); SDK on - SDK off, {args.client} client):")
+    print(f"\nadded per call by the SDK (median of {args.runs} run(s); SDK on - SDK off, {what}):")
     print(f"  {'call':8s} {'client alone':>13s} {'with the SDK':>13s} {'added':>9s} {'L1i miss':>9s} "
           f"{'L1d miss':>9s} {'L2 miss':>8s}   spread of the runs")
     for kind in kinds:

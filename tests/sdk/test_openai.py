@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -805,6 +806,51 @@ def test_wrap_async_client(sdk: Recorded, mock_llm: Any) -> None:
 
     asyncio.run(run())
     assert sorted(s.attributes[sc.STREAMED] for s in sdk.spans()) == [False, True]
+
+
+def test_a_call_made_on_another_thread_during_a_call_is_recorded(rec: Recorded, mock_llm: Any) -> None:
+    """The "inside a recorded call" mark (nested patched functions call straight through) is the calling thread's
+    own: a call another thread makes meanwhile is recorded, and so is the next call after a failed one."""
+    other = openai.OpenAI(base_url=mock_llm.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
+    inner: list[Any] = []
+
+    def call_from_another_thread(request: Any) -> None:  # runs inside the outer call, before it is sent
+        if not inner:
+            inner.append(None)
+            worker = threading.Thread(target=lambda: inner.append(
+                other.chat.completions.create(model=MODEL, messages=user("inner")).id))
+            worker.start()
+            worker.join(30)
+
+    client = openai.OpenAI(base_url=mock_llm.openai_base_url, api_key=MOCK_API_KEY, max_retries=0,
+                           http_client=openai.DefaultHttpxClient(event_hooks={"request": [call_from_another_thread]}))
+    outer = client.chat.completions.create(model=MODEL, messages=user("outer"))
+    assert isinstance(inner[1], str)
+    assert sorted(s.attributes[sc.GEN_AI_RESPONSE_ID] for s in rec.spans()) == sorted([outer.id, inner[1]])
+    rec.exporter.clear()
+    with pytest.raises(TypeError):
+        client.chat.completions.create(model=MODEL, messages=user("x"), not_an_argument=1)  # raises inside
+    after = client.chat.completions.create(model=MODEL, messages=user("after the failure"))
+    failed, recorded = rec.spans()
+    assert failed.attributes[sc.ERROR_TYPE] == "TypeError"
+    assert recorded.attributes[sc.GEN_AI_RESPONSE_ID] == after.id
+
+
+def test_azure_clients_are_recorded_as_azure(rec: Recorded, openai_client: Any) -> None:
+    """The provider comes from the client's class (remembered per class): ``azure.ai.openai`` for Azure's."""
+    # the HTTP package the installed client is built on (recent releases: httpx2, older ones: httpx)
+    httpx = pytest.importorskip(openai.DefaultHttpxClient.__mro__[1].__module__.split(".")[0])
+    body = {"id": "chatcmpl-azure", "object": "chat.completion", "created": 1, "model": MODEL,
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "hi"}}],
+            "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4}}
+    azure = openai.AzureOpenAI(api_key="k", api_version="2024-10-21", azure_endpoint="https://azure.invalid",
+                               max_retries=0, http_client=openai.DefaultHttpxClient(
+                                   transport=httpx.MockTransport(lambda request: httpx.Response(200, json=body))))
+    for _ in range(2):  # the second time from what was remembered
+        azure.chat.completions.create(model=MODEL, messages=user("azure"))
+        assert rec.one()[sc.GEN_AI_PROVIDER_NAME] == "azure.ai.openai"
+        openai_client.chat.completions.create(model=MODEL, messages=user("openai"))
+        assert rec.one()[sc.GEN_AI_PROVIDER_NAME] == "openai"
 
 
 def test_raw_response_calls_pass_through(rec: Recorded, openai_client: Any) -> None:

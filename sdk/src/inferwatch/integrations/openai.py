@@ -53,7 +53,7 @@ from .. import client as iw_client
 from ..llm_call import ProviderCall
 from . import DidNotEnable, uninstrument
 from . import _streams as st
-from ._streams import _in_call
+from ._streams import _call_state
 
 log = logging.getLogger("inferwatch")
 
@@ -145,13 +145,13 @@ def _factory(api: str, is_async: bool) -> st.Factory:
         else:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 # st.inactive(kwargs), its common answer inlined: no pipeline, or inside a recorded call
-                if not switch.enabled or iw_client._pipeline is None or _in_call.get() or (
+                if not switch.enabled or iw_client._pipeline is None or _call_state.inside or (
                         "extra_headers" in kwargs and st.inactive(kwargs)):
                     return original(self, *args, **kwargs)
                 # BudgetExceeded: before the provider is called (no guard installed: nothing to ask)
                 downgraded = "" if budget._active is None else budget.enforce_request(kwargs)
                 rec = _Recorder.prepare(self, api, kwargs, is_async=False, downgraded_from=downgraded)
-                token = _in_call.set(True)  # st.enter_call(), inlined as the rest of this hot path
+                _call_state.inside = True  # st.enter_call(), inlined as the rest of this hot path (it was False)
                 try:
                     result = original(self, *args, **kwargs)
                 except BaseException as exc:
@@ -159,7 +159,7 @@ def _factory(api: str, is_async: bool) -> st.Factory:
                         rec.end(exc)
                     raise
                 finally:
-                    _in_call.reset(token)
+                    _call_state.inside = False
                 return result if rec is None else rec.complete(result)
         return st.mark(wrapper, original)
     return make
@@ -174,6 +174,15 @@ async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[st
             rec.end(exc)
         raise
     return result if rec is None else rec.complete(result)
+
+
+_PROVIDERS: dict[type, str] = {}  # client class -> provider name
+
+
+def _provider(owner: type) -> str:
+    """``azure.ai.openai`` for Azure clients, ``openai`` for the rest; remembered per client class."""
+    name = _PROVIDERS[owner] = "azure.ai.openai" if "Azure" in owner.__name__ else "openai"
+    return name
 
 
 def _usage(usage: Any) -> dict[str, Any]:
@@ -206,8 +215,9 @@ class _Recorder(ProviderCall):
                 downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
-            owner = type(getattr(resource, "_client", None)).__name__  # _provider(resource), inlined
-            rec = cls(model if isinstance(model, str) else "", "azure.ai.openai" if "Azure" in owner else "openai",
+            owner = type(getattr(resource, "_client", None))
+            provider = _PROVIDERS.get(owner) or _provider(owner)
+            rec = cls(model if isinstance(model, str) else "", provider,
                       kwargs.get("stream") is True, downgraded_from)
             rec.api = api
             rec.is_async = is_async
