@@ -176,12 +176,15 @@ async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[st
     return result if rec is None else rec.complete(result)
 
 
-_PROVIDERS: dict[type, str] = {}  # client class -> provider name
+_PROVIDERS: dict[type, str] = {}  # client class -> provider name (a few classes; bounded for classes made on the fly)
 
 
 def _provider(owner: type) -> str:
-    """``azure.ai.openai`` for Azure clients, ``openai`` for the rest; remembered per client class."""
-    name = _PROVIDERS[owner] = "azure.ai.openai" if "Azure" in owner.__name__ else "openai"
+    """``azure.ai.openai`` for Azure clients, ``openai`` for the rest; remembered per client class (the name
+    search is code the client never runs, so on cold caches it costs more than the dict read that replaces it)."""
+    name = "azure.ai.openai" if "Azure" in owner.__name__ else "openai"
+    if len(_PROVIDERS) < 64:
+        _PROVIDERS[owner] = name
     return name
 
 
