@@ -419,6 +419,23 @@ def test_nothing_recorded_before_init(anthropic_client: Any) -> None:
     assert _originals() == before
 
 
+def test_the_provider_name_comes_from_the_clients_class(rec: Recorded, mock_llm: Any) -> None:
+    """Bedrock's and Vertex's clients are ``anthropic.Anthropic`` subclasses named for their cloud; the provider is
+    read from the class name (remembered per class: each client is called twice)."""
+    class AnthropicBedrockLike(anthropic.Anthropic):
+        pass
+
+    class AnthropicVertexLike(anthropic.Anthropic):
+        pass
+
+    for cls, provider in ((AnthropicBedrockLike, "aws.bedrock"), (AnthropicVertexLike, "gcp.vertex_ai"),
+                          (anthropic.Anthropic, "anthropic")):
+        client = cls(base_url=mock_llm.anthropic_base_url, api_key=MOCK_API_KEY, max_retries=0)
+        for _ in range(2):
+            create(client, "which cloud?")
+            assert rec.one()[sc.GEN_AI_PROVIDER_NAME] == provider
+
+
 def test_wrap_anthropic_instruments_that_client_only(sdk: Recorded, anthropic_client: Any) -> None:
     other = anthropic_client.with_options(timeout=30)
     assert inferwatch.wrap_anthropic(anthropic_client) is anthropic_client

@@ -853,6 +853,17 @@ def test_azure_clients_are_recorded_as_azure(rec: Recorded, openai_client: Any) 
         assert rec.one()[sc.GEN_AI_PROVIDER_NAME] == "openai"
 
 
+def test_provider_names_remember_a_bounded_number_of_client_classes() -> None:
+    from inferwatch.integrations._streams import ProviderNames
+
+    names = ProviderNames("openai", (("Azure", "azure.ai.openai"),))
+    classes = [type(f"AzureClient{i}" if i % 2 else f"Client{i}", (), {}) for i in range(2 * ProviderNames.LIMIT)]
+    assert [names.learn(cls) for cls in classes] == [
+        "azure.ai.openai" if i % 2 else "openai" for i in range(len(classes))]
+    assert len(names.known) == ProviderNames.LIMIT  # the first ones; later classes are named, not remembered
+    assert names.known[classes[1]] == "azure.ai.openai"
+
+
 def test_raw_response_calls_pass_through(rec: Recorded, openai_client: Any) -> None:
     raw = openai_client.chat.completions.with_raw_response.create(model=MODEL, messages=user("raw"))
     assert raw.parse().choices[0].message.content

@@ -1,4 +1,5 @@
-"""What the OpenAI and Anthropic integrations share: stream proxies, call-through checks, tool-call rules.
+"""What the OpenAI and Anthropic integrations share: stream proxies, call-through checks, tool-call rules,
+provider names.
 
 Stream proxies
 --------------
@@ -238,6 +239,31 @@ def load_classes(table: Iterable[tuple[str, str]]) -> dict[tuple[str, str], type
         if isinstance(cls, type):
             found[(module_name, class_name)] = cls
     return found
+
+
+class ProviderNames:
+    """A provider's name for a client, from its class name (``AzureOpenAI`` -> ``azure.ai.openai``), remembered
+    per class: the name search is code the provider's client never runs, so on cold caches it costs more than the
+    dict read that replaces it. Bounded, for client classes made on the fly."""
+
+    __slots__ = ("default", "known", "markers")
+    LIMIT = 64
+
+    def __init__(self, default: str, markers: tuple[tuple[str, str], ...]) -> None:
+        self.default = default
+        self.markers = markers  # (text in the class name, provider name), first match wins
+        self.known: dict[type, str] = {}
+
+    def of(self, resource: Any) -> str:
+        """The name for the client a resource (``client.chat.completions``, ``client.messages``) belongs to."""
+        owner = type(getattr(resource, "_client", None))
+        return self.known.get(owner) or self.learn(owner)
+
+    def learn(self, owner: type) -> str:
+        name = next((provider for text, provider in self.markers if text in owner.__name__), self.default)
+        if len(self.known) < self.LIMIT:
+            self.known[owner] = name
+        return name
 
 
 # --- small readers that accept dicts (request params) and objects (SDK models) alike -------------------------

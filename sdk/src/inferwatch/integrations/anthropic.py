@@ -70,6 +70,7 @@ _TARGETS: tuple[tuple[str, str, str, bool], ...] = (
 )
 
 _wraps = st.ClientWraps(PATCH_NAME)
+_providers = st.ProviderNames("anthropic", (("Bedrock", "aws.bedrock"), ("Vertex", "gcp.vertex_ai")))
 
 
 def _targets() -> list[tuple[type, str, str, bool]]:
@@ -198,15 +199,6 @@ def _record_manager(manager: Any, resource: Any, kwargs: dict[str, Any], is_asyn
     setattr(manager, attr, recording_request)
 
 
-def _provider(resource: Any) -> str:
-    name = type(getattr(resource, "_client", None)).__name__
-    if "Bedrock" in name:
-        return "aws.bedrock"
-    if "Vertex" in name:
-        return "gcp.vertex_ai"
-    return "anthropic"
-
-
 def _usage(usage: Any, fallback: Any = None) -> dict[str, Any]:
     """Usage in the OTel convention; ``fallback`` (``message_start``'s usage) fills what a delta leaves None."""
     def pick(name: str) -> Any:
@@ -240,7 +232,8 @@ class _Recorder(ProviderCall):
                 downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
-            rec = cls(model if isinstance(model, str) else "", _provider(resource), streamed, downgraded_from)
+            rec = cls(model if isinstance(model, str) else "", _providers.of(resource), streamed,
+                      downgraded_from)
             rec.is_async = is_async
             capture = rec.capture = st.capture_on()
             rec.tools = kwargs.get("tools")

@@ -77,6 +77,7 @@ _CLIENT_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 _wraps = st.ClientWraps(PATCH_NAME)
+_providers = st.ProviderNames("openai", (("Azure", "azure.ai.openai"),))
 
 
 def _targets() -> list[tuple[type, str, str, bool]]:
@@ -176,18 +177,6 @@ async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[st
     return result if rec is None else rec.complete(result)
 
 
-_PROVIDERS: dict[type, str] = {}  # client class -> provider name (a few classes; bounded for classes made on the fly)
-
-
-def _provider(owner: type) -> str:
-    """``azure.ai.openai`` for Azure clients, ``openai`` for the rest; remembered per client class (the name
-    search is code the client never runs, so on cold caches it costs more than the dict read that replaces it)."""
-    name = "azure.ai.openai" if "Azure" in owner.__name__ else "openai"
-    if len(_PROVIDERS) < 64:
-        _PROVIDERS[owner] = name
-    return name
-
-
 def _usage(usage: Any) -> dict[str, Any]:
     """Chat ``CompletionUsage`` or Responses ``ResponseUsage`` in the OTel convention."""
     prompt = getattr(usage, "prompt_tokens", None)
@@ -218,8 +207,8 @@ class _Recorder(ProviderCall):
                 downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
-            owner = type(getattr(resource, "_client", None))
-            provider = _PROVIDERS.get(owner) or _provider(owner)
+            owner = type(getattr(resource, "_client", None))  # _providers.of(resource), inlined
+            provider = _providers.known.get(owner) or _providers.learn(owner)
             rec = cls(model if isinstance(model, str) else "", provider,
                       kwargs.get("stream") is True, downgraded_from)
             rec.api = api
