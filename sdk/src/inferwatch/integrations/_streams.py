@@ -70,12 +70,17 @@ class _CallState(threading.local):
     """Per thread: is a recorded provider call of ours running on this thread right now (see :func:`inactive`)?
 
     A thread-local rather than a ContextVar: the flag is only ever set around synchronous code (the provider's
-    own function; for an async client, the making of its coroutine), where nothing else can run on the thread, so
-    the two mean the same here. But a ContextVar's set and reset on every call make a new context (hash-trie
-    nodes, a token) and void the read cache of every other ContextVar on the thread (the tags, OpenTelemetry's
-    current context), so each call's first reads miss it. Counted with callgrind on cold caches
-    (``bench/sdk_instructions.py --cold``, with the provider name remembered in ``openai``): 43 and 76 cache
-    misses fewer per non-streamed and streamed call, of 606 and 928."""
+    own function; for an async client, the making of its coroutine), where no other asyncio task can run, so the
+    two mean the same here. But a ContextVar's set and reset on every call make a new hash-trie mapping and a
+    token, code the provider's client never runs, and void the read cache of every other ContextVar on the thread
+    (the tags, OpenTelemetry's current context), so each call's first reads of those miss it. Counted with
+    callgrind on cold caches (``bench/sdk_instructions.py --cold``): the context functions took about 50 of the
+    370 cache misses of preparing a call.
+
+    gevent and eventlet: a sync call gives way to other greenlets during its network I/O, so the flag must be
+    greenlet-local. It is when the app monkey-patches before importing inferwatch (as both libraries ask: this
+    class then derives from their ``local``); patched later, a call another greenlet makes while one is in flight
+    on the same thread would pass unrecorded."""
 
     inside = False
 
