@@ -696,6 +696,28 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
                       {(0, 0): ["get_weather", ['{"a"', ": 1}"]]})
 
 
+def test_chunk_observer_keeps_each_choices_index_when_fields_are_missing() -> None:
+    """Choices read with defaults (fields missing, so not through the models' ``__dict__``) keep their own index:
+    the second choice's tool call is its own, and the first choice's finish reason wins over a later one's."""
+    from types import SimpleNamespace as NS
+
+    from inferwatch.integrations.openai import _ChatStream, _Recorder
+
+    function = NS(name="lookup", arguments="{}")
+    chunks = [NS(choices=[NS(index=0, delta=NS(content="Hi"))]),  # no finish_reason, no tool_calls fields
+              NS(choices=[NS(index=1, delta=NS(content=None, tool_calls=[NS(index=0, function=function)]))]),
+              NS(choices=[NS(index=0, finish_reason="stop")]),  # no delta
+              NS(choices=[NS(index=1, finish_reason="length")])]
+    recorder = _Recorder("", "openai", True)
+    recorder.capture = False
+    observer = _ChatStream(recorder)
+    for chunk in chunks:
+        observer.observe(chunk)
+    assert observer.chars == 2
+    assert observer.tool_calls == {(1, 0): ["lookup", ["{}"]]}
+    assert observer.finish_reason == "stop"
+
+
 # --- attribution and capture -----------------------------------------------------------------------------------
 def test_tags_experiment_and_hashed_user(rec: Recorded, openai_client: Any) -> None:
     with inferwatch.tags(feature="search", user_id="user-42", prompt_template="answer", template_version="3"), \

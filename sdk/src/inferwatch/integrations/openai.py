@@ -459,8 +459,8 @@ class _ChatStream:
         (about 400 machine instructions each, 8 reads per chunk). Counted with callgrind over the bench's
         11-chunk stream: 61k instructions per stream read attribute by attribute, 46k this way (bench/README.md;
         ``bench/sdk_instructions.py`` counts the whole call). Anything else of the same shape (a missing field,
-        an object without ``__dict__``) is read with defaults, per chunk or per choice (:meth:`_choice_any`),
-        before anything of it is counted."""
+        an object without ``__dict__``) is read with defaults, per chunk or per choice, before anything of it is
+        counted, and then goes through the same code."""
         try:
             fields = chunk.__dict__
             usage = fields["usage"]
@@ -480,9 +480,13 @@ class _ChatStream:
                 content = delta["content"]
                 other = delta["tool_calls"] or delta["refusal"] or delta["function_call"] is not None
                 reason = fields["finish_reason"]
-            except Exception:  # noqa: BLE001 - e.g. no delta: read this choice with defaults
-                self._choice_any(choice)
-                continue
+            except Exception:  # noqa: BLE001 - e.g. no delta: the same fields, read with defaults
+                delta = getattr(choice, "delta", None)
+                content = getattr(delta, "content", None)
+                other = delta is not None and (getattr(delta, "tool_calls", None) or getattr(
+                    delta, "refusal", None) or getattr(delta, "function_call", None) is not None)
+                reason = getattr(choice, "finish_reason", None)
+                fields = {"index": getattr(choice, "index", None), "delta": delta}  # as read below
             if content:  # self._text(content), inlined: most chunks are one piece of text
                 if not self.seen_first:
                     self._first()
@@ -493,20 +497,6 @@ class _ChatStream:
                 self._other(fields["index"], fields["delta"])
             if reason and (self.finish_reason is None or fields["index"] == 0):
                 self.finish_reason = reason
-
-    def _choice_any(self, choice: Any) -> None:
-        """One choice of :meth:`observe` for any object of a choice's shape: fields read with defaults."""
-        delta = getattr(choice, "delta", None)
-        if delta is not None:
-            content = getattr(delta, "content", None)
-            if content:
-                self._text(content)
-            if getattr(delta, "tool_calls", None) or getattr(delta, "refusal", None) or getattr(
-                    delta, "function_call", None) is not None:
-                self._other(getattr(choice, "index", None), delta)
-        reason = getattr(choice, "finish_reason", None)
-        if reason and (self.finish_reason is None or getattr(choice, "index", None) == 0):
-            self.finish_reason = reason
 
     def _text(self, text: str) -> None:
         if not self.seen_first:
