@@ -10,12 +10,16 @@ since the shared L3 is what its neighbours take). Per configuration it makes war
 calls in batches of 10; between batches, outside the counted region, it does the export thread's work on what
 was queued (``readable()`` on each queued call) and a full garbage collection, so the counts are the caller's
 thread alone, no queue grows, and no full collection (rare, and millions of instructions) falls in a count. The
-export thread itself is idle (a schedule delay of days).
+export thread itself is idle: a schedule delay of days, and no metrics export (its first would otherwise come
+after 30 s, within a run under valgrind, and callgrind counts every thread: before 2026-12-03's sixth session
+such a wake-up could put the export thread's work on a batch into a count).
 
 Configurations: the stub client (``sdk_overhead.StubClient``: openai's own parsed objects, served without any
 client or transport work) or the real ``openai.OpenAI`` client on ``sdk_overhead``'s mock transport; a
 non-streamed or an 11-chunk streamed Chat Completions call; the SDK's wrapper on or off (``wrap_openai`` with
-default settings, capture off). Added per call = (SDK on - SDK off) / calls, each the median of ``--runs`` runs.
+default settings, capture off; the stub's stream is a list of chunks, so it takes the stream proxy's path, the real
+client's ``openai.Stream`` is tapped). Added per call = (SDK on - SDK off) / calls, each the median of ``--runs``
+runs.
 Two runs of one configuration differ by well under 1 % (the garbage collector's timing and address-based hashes
 are the only variation); the stub's figures are the SDK's work alone, the real client's add what the SDK does to
 the client's own work (its caches, the allocator, the garbage collector).
@@ -79,6 +83,10 @@ def workload(client_kind: str, kind: str, sdk_on: bool, calls: int, cold: bool =
     bench.Toggle(client).set(sdk_on)
     call = bench.call_stream if kind == "stream" else bench.call_plain
     pipeline = iw_client.get_pipeline()
+    # the export thread must never wake inside a count (callgrind's collection is for all threads): its work,
+    # the call's span and metrics, is done by export_queued() below; its first metrics wake-up would come after
+    # 30 s (under valgrind, within a run)
+    pipeline._metrics_interval_s = 10.0**9
 
     def export_queued() -> None:  # the export thread's work, done here and not counted
         queue = pipeline._queue

@@ -25,7 +25,10 @@ request (``--collector-ms`` later), so the export thread does its full work but 
    the SDK's code hot in the CPU caches (a lower bound). *cold*: each timed stub call right after a real client
    call, as in real use, where the client's own work has evicted the SDK's code and data from the caches. The
    difference between *cold* and the added-per-call figure is what the SDK's work does to the client's own
-   (caches, allocator, GC), which only the real-client comparison can see.
+   (caches, allocator, GC), which only the real-client comparison can see. The stub's stream is a list of
+   chunks, not the client's ``openai.Stream``, so its streaming figure is the stream proxy's path (each chunk read
+   as the app gets it: capture on, the Responses API, Anthropic); the real client's stream is tapped instead
+   (its events read in the export thread), which only figure 1 measures.
 3. **Budget guard**: the check every wrapped call runs before the provider call (``budget.enforce_request``),
    with a loaded status (hard budgets exceeded for other features and users: the full check, the call goes
    through) against the guard off, alternating run by run.
@@ -442,7 +445,8 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"    A/A control (SDK off in both)  {_ci(r['aa'])}\n"
               f"    export thread (off the caller's thread) {r['export_share'] * 100:.1f}% of a core for "
               f"{r['rate']:.0f} spans/s\n"
-              f"    SDK's own work, stub client    warm {o['warm'][0]:.1f} µs, cold caches {_ci(o['cold'])}")
+              f"    SDK's own work, stub client    warm {o['warm'][0]:.1f} µs, cold caches {_ci(o['cold'])}"
+              + ("  (the stream proxy's path)" if mode == "streaming" else ""))
     print(f"  budget guard check ({guard['budgets']} exceeded budgets of other scopes loaded, {guard['blocked']} "
           f"calls blocked): {guard['off_us']:.2f} µs/call off, {guard['on_us']:.2f} on, "
           f"added {guard['added_us']:.2f} µs")

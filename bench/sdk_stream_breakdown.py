@@ -4,18 +4,20 @@ A diagnostic beside ``bench/sdk_overhead.py`` (same client, transport, stand-in 
 docstring). Each variant replaces one piece of the streaming path *in this process only*, so the differences
 between the variants' figures are what those pieces cost:
 
-* ``full``: the SDK as shipped;
-* ``observe reads content only``: the chat stream observer reads ``choices[0].delta.content`` and adds its length,
-  nothing else (the least any observer must do to count the response's characters);
-* ``observe no-op``: the observer is called for every chunk and does nothing;
-* ``proxy loop = bare stream``: the proxy's ``for`` loop is the bare stream's own (no per-chunk work at all);
-* ``no proxy``: no stream proxy; the call ends when ``create()`` returns (what a non-streamed call costs).
+* ``full``: the SDK as shipped: the client's own stream, its event decoder tapped (each event's data and clock
+  kept on the app's thread, read in the export thread);
+* ``proxy``: the stream proxy instead, its observer reading every chunk object as the app receives it (the path
+  of capture on, the Responses API and Anthropic; the shipped path for chat streams before the tap);
+* ``proxy, observe reads content only``: the proxy's observer reads ``choices[0].delta.content`` and adds its
+  length, nothing else (the least any observer must do to count the response's characters);
+* ``proxy, observe no-op``: the proxy's observer is called for every chunk and does nothing;
+* ``no stream recording``: neither; the call ends when ``create()`` returns (what a non-streamed call costs).
 
 Variants run in interleaved rounds, each round starting at the next variant, so that drift on a shared machine
 and the position within a round spread over all of them. Prints the median added µs per call with its 95 % CI;
 never asserts.
 
-    python bench/sdk_stream_breakdown.py                 # 1,500 pairs x 3 rounds per variant, ~3 minutes
+    python bench/sdk_stream_breakdown.py                 # 1,500 pairs x 3 rounds per variant, ~4 minutes
     python bench/sdk_stream_breakdown.py --pairs 500 --rounds 2
 """
 
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -32,10 +33,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sdk_overhead as bench  # noqa: E402  (puts sdk/src on the path too)
 
 import inferwatch  # noqa: E402
-from inferwatch.integrations import _streams, openai as iw_openai  # noqa: E402
+from inferwatch.integrations import openai as iw_openai  # noqa: E402
 
-_ORIGINAL = {"observe": iw_openai._ChatStream.observe, "iter": _streams.StreamProxy.__iter__,
-             "complete": iw_openai._Recorder.complete}
+_ORIGINAL = {"observe": iw_openai._ChatStream.observe, "complete": iw_openai._Recorder.complete}
 
 
 def _content_only(self: Any, chunk: Any) -> None:
@@ -50,27 +50,25 @@ def _noop(self: Any, chunk: Any) -> None:
     pass
 
 
-def _bare_loop(self: Any) -> Any:
-    return iter(self.__wrapped__)
-
-
 def _no_proxy(self: Any, result: Any) -> Any:
     self.end()
     return result
 
 
-VARIANTS: dict[str, dict[str, Callable[..., Any]]] = {
+_PROXY = {"proxy": True}  # marks the variants that turn the tap off (no stream class to tap)
+VARIANTS: dict[str, dict[str, Any]] = {
     "full": {},
-    "observe reads content only": {"observe": _content_only},
-    "observe no-op": {"observe": _noop},
-    "proxy loop = bare stream": {"iter": _bare_loop},
-    "no proxy": {"complete": _no_proxy},
+    "proxy": _PROXY,
+    "proxy, observe reads content only": {**_PROXY, "observe": _content_only},
+    "proxy, observe no-op": {**_PROXY, "observe": _noop},
+    "no stream recording": {"complete": _no_proxy},
 }
+_TAPPABLE = iw_openai._stream_classes()
 
 
-def _apply(variant: dict[str, Callable[..., Any]]) -> None:
+def _apply(variant: dict[str, Any]) -> None:
+    iw_openai._tappable = frozenset() if variant.get("proxy") else _TAPPABLE
     iw_openai._ChatStream.observe = variant.get("observe", _ORIGINAL["observe"])  # type: ignore[method-assign]
-    _streams.StreamProxy.__iter__ = variant.get("iter", _ORIGINAL["iter"])  # type: ignore[method-assign]
     iw_openai._Recorder.complete = variant.get("complete", _ORIGINAL["complete"])  # type: ignore[method-assign]
 
 
@@ -103,8 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         collector.stop()
     print(f"streamed call (11 chunks), added per call vs the bare client, {args.pairs * args.rounds} pairs each:")
     for name, values in diffs.items():
-        print(f"  {name:28s} {bench._ci(bench.median_ci(values))}")
-    print(f"  {'A/A control':28s} {bench._ci(bench.median_ci(aa))}")
+        print(f"  {name:34s} {bench._ci(bench.median_ci(values))}")
+    print(f"  {'A/A control':34s} {bench._ci(bench.median_ci(aa))}")
     print(f"  SDK internal errors: {errors}")
     return 0
 

@@ -32,6 +32,7 @@ from inferwatch import _guard, _responses  # noqa: E402
 from inferwatch import client as iw_client  # noqa: E402
 from inferwatch import context as iw_context  # noqa: E402
 from inferwatch.integrations import _streams  # noqa: E402
+from inferwatch.integrations import openai as iw_openai  # noqa: E402
 from inferwatch.llm_call import LlmCall, ProviderCall  # noqa: E402
 from inferwatch.metrics import InferenceMetrics  # noqa: E402
 
@@ -195,8 +196,17 @@ FAULTS = [
     Fault("record:end", lambda mp, r: mp.setattr(_responses, "remember", r), on_error=False),  # inside end()
     Fault("record:queue", lambda mp, r: mp.setattr(_pipeline(), "enqueue", r)),  # what every call's end runs
     Fault("record:span_attributes", lambda mp, r: mp.setattr(InferenceMetrics, "span_attributes", r)),
+    # OpenAI's chat streams are tapped (capture off), Anthropic's proxied
     Fault("record:stream_proxy", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
-          modes=("stream", "helper"), on_error=False),
+          modes=("stream", "helper"), on_error=False, providers=("anthropic",)),
+    Fault("record:stream_tap", lambda mp, r: mp.setattr(_streams.EventTap, "__init__", r),
+          modes=("stream", "helper"), on_error=False, providers=("openai",)),
+    Fault("record:stream_tap_end", lambda mp, r: mp.setattr(iw_openai._ChatEvents, "ended", r),
+          modes=("stream", "helper"), on_error=False, providers=("openai",)),
+    Fault("record:stream_tap_id", lambda mp, r: mp.setattr(iw_openai, "_leading_id", r),
+          modes=("stream", "helper"), on_error=False, providers=("openai",)),
+    Fault("export:stream_events", lambda mp, r: mp.setattr(iw_openai._ChatStream, "take", r),
+          modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("redaction", lambda mp, r: mp.setattr(_pipeline(), "_redactor_override", RaisingRedactor(r)),
           options={"capture": "redacted"}),
     Fault("export:call", lambda mp, r: mp.setattr(ProviderCall, "readable", r), providers=("openai",)),

@@ -470,6 +470,248 @@ def test_error_mid_stream_is_recorded_and_reraised(rec: Recorded, openai_client:
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
 
 
+# --- the event tap (chat streams, capture off) ----------------------------------------------------------------
+_VOLATILE_ATTRIBUTES = {sc.GEN_AI_RESPONSE_ID, sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, sc.DECODE_TOKENS_PER_SECOND,
+                        sc.FIRST_TOKEN_TIME_UNIX_NANO}
+
+
+def _stream_attributes(rec: Recorded, client: Any, text: str, **kwargs: Any) -> tuple[str, dict[str, Any]]:
+    """Read a recorded stream to its end (or its error): the stream's type and the span's stable attributes."""
+    stream = client.chat.completions.create(model=MODEL, messages=user(text), stream=True, **kwargs)
+    kind = "tap" if type(stream) is openai.Stream and type(stream._decoder).__name__ == "_ChatEvents" else (
+        type(stream).__name__)
+    try:
+        list(stream)
+    except openai.APIError:
+        pass
+    a = rec.one()
+    assert a.pop("_span").end_time > 0
+    return kind, {k: v for k, v in a.items() if k not in _VOLATILE_ATTRIBUTES}
+
+
+@pytest.mark.parametrize("text", ["plain [slow-first-token:30]", "Weather? [tool]", "Weather? [tools:2]",
+                                  "Weather? [tool:bad-json]", "Weather? [tool:unknown]", "go [refuse]",
+                                  "go [truncate]", "go [content-filter]", "go [empty]", "x [stream-error]"])
+def test_tapped_and_proxied_chat_streams_record_the_same(rec: Recorded, openai_client: Any,
+                                                         monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    """A chat stream comes back as the client's own ``openai.Stream`` with its decoder tapped, its events read in
+    the export thread; the stream proxy (capture on, or a stream class that cannot be tapped) reads the chunk
+    objects as the app gets them. Both record the same facts: tokens, flags, tool calls and failures, finish
+    reason, the error of a stream that raised."""
+    from inferwatch.integrations import openai as iw_openai
+
+    options = {"stream_options": {"include_usage": True}, "tools": [WEATHER]}
+    kind, tapped = _stream_attributes(rec, openai_client, text, **options)
+    assert kind == "tap"
+    monkeypatch.setattr(iw_openai, "_tappable", frozenset())
+    kind, proxied = _stream_attributes(rec, openai_client, text, **options)
+    assert kind == "StreamProxy"
+    assert tapped == proxied
+    assert tapped[sc.STREAMED] is True and tapped[sc.RESPONSE_CHARS] >= 0
+    assert (tapped.get(sc.ERROR_TYPE) == "APIError") is ("stream-error" in text)
+
+
+def test_a_long_stream_is_read_in_folds_of_bounded_size(rec: Recorded, openai_client: Any,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``FOLD_AT`` kept events the tap reads them on the app's thread and forgets them: memory stays
+    bounded, and the call records what it records in one piece (TTFT included)."""
+    from inferwatch.integrations import _streams
+
+    text = "long [tokens:40] [slow-first-token:30]"
+    _, whole = _stream_attributes(rec, openai_client, text, stream_options={"include_usage": True})
+    monkeypatch.setattr(_streams, "FOLD_AT", 3)
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user(text), stream=True,
+                                                   stream_options={"include_usage": True})
+    tap = stream._decoder
+    kept = []
+    for _ in stream:
+        kept.append(len(tap.datas))
+    a = rec.one()
+    assert len(kept) > 40 and max(kept) <= 3  # 40 text chunks, the role, finish and usage chunks
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.03
+    assert {k: v for k, v in a.items() if k not in _VOLATILE_ATTRIBUTES and k != "_span"} == whole
+    assert whole[sc.RESPONSE_CHARS] == 160 and whole[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 40
+
+
+def _broken_body(events: list[bytes], error: Exception) -> Any:
+    """An SSE body that stops with a transport error after its first events."""
+    import httpx
+
+    class BrokenBody(httpx.SyncByteStream):
+        def __iter__(self) -> Iterator[bytes]:
+            yield from events
+            raise error
+
+    return BrokenBody()
+
+
+@pytest.mark.parametrize(("error", "seen_as"), [("ReadTimeout", "APITimeoutError"),
+                                                 ("RemoteProtocolError", "APIConnectionError")])
+def test_a_transport_error_mid_stream_is_recorded_as_the_app_sees_it(rec: Recorded, error: str,
+                                                                     seen_as: str) -> None:
+    """The HTTP library's error comes out of the tapped decoder; openai's stream turns it into its own error
+    type, and the call records that type, with what arrived before it."""
+    import httpx
+
+    def chunk(content: str | None, role: str | None = None) -> bytes:
+        delta = {"role": role, "content": content} if role else {"content": content}
+        body = {"id": "chatcmpl-broken", "object": "chat.completion.chunk", "created": 1, "model": SNAPSHOT,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}
+        return f"data: {json.dumps(body)}\n\n".encode()
+
+    events = [chunk("", role="assistant"), chunk("Hel"), chunk("lo!")]
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"},
+                              stream=_broken_body(events, getattr(httpx, error)("cut", request=request)))
+
+    client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key=MOCK_API_KEY, max_retries=0,
+                           http_client=httpx.Client(transport=httpx.MockTransport(handler)))
+    stream = client.chat.completions.create(model=MODEL, messages=user("hi"), stream=True)
+    assert type(stream._decoder).__name__ == "_ChatEvents"
+    seen = []
+    with pytest.raises(openai.APIError) as info:
+        for item in stream:
+            seen.append(item)
+    assert type(info.value).__name__ == seen_as and len(seen) == 3
+    a = rec.one()
+    assert a[sc.ERROR_TYPE] == seen_as and a["_span"].status.status_code is StatusCode.ERROR
+    assert a[sc.RESPONSE_CHARS] == 6 and a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+
+
+def test_a_tapped_stream_never_read_is_recorded_when_collected(rec: Recorded, openai_client: Any) -> None:
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("never read"), stream=True)
+    assert type(stream._decoder).__name__ == "_ChatEvents"
+    del stream
+    gc.collect()  # the response and the tap refer to each other until the call ends
+    a = rec.one()
+    assert a[sc.STREAMED] is True and a[sc.RESPONSE_CHARS] == 0 and sc.ERROR_TYPE not in a
+    assert sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK not in a
+
+
+def test_a_tapped_streams_response_id_is_known_before_export(openai_client: Any) -> None:
+    """Feedback by response id finds a streamed call's trace as soon as the stream ends (the id is taken from
+    the first event without parsing it), with the span still queued."""
+    from inferwatch import _responses
+
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=60_000)
+    try:
+        assert inferwatch.instrument_openai()
+        chunks = list(openai_client.chat.completions.create(model=MODEL, messages=user("id?"), stream=True))
+        known = _responses.lookup(chunks[0].id)
+        assert known is not None and exporter.get_finished_spans() == ()
+        assert inferwatch.flush(5)
+        (span,) = exporter.get_finished_spans()
+        assert span.attributes[sc.GEN_AI_RESPONSE_ID] == chunks[0].id
+        assert known == (f"{span.context.trace_id:032x}", f"{span.context.span_id:016x}")
+    finally:
+        inferwatch.shutdown()
+
+
+def test_an_async_tapped_stream_closed_early_ends_at_the_close(rec: Recorded, mock_llm: Any) -> None:
+    async def run() -> tuple[type, int]:
+        async with async_client(mock_llm) as aclient:
+            stream = await aclient.chat.completions.create(model=MODEL, messages=user("async early [tokens:30]"),
+                                                           stream=True)
+            decoder = type(stream._decoder)
+            seen = 0
+            async for _ in stream:
+                seen += 1
+                if seen == 3:
+                    break
+            await stream.close()
+            ended = rec.one()  # recorded without the stream being dropped or collected
+            assert ended[sc.RESPONSE_CHARS] == 8 and sc.ERROR_TYPE not in ended
+            del stream
+            return decoder, seen
+
+    decoder, seen = asyncio.run(run())
+    assert decoder.__name__ == "_ChatEvents" and seen == 3
+
+
+def test_an_event_tap_ends_its_call_once_at_the_first_end() -> None:
+    """The tap alone, on a decoder and response of the same shape: read to the end without a close (a client
+    that does not close the response itself) ends the call; the response's close, hooked until then, is its
+    own again afterwards; a close through the hook ends it first; an error from the decoder is the call's."""
+    from types import SimpleNamespace
+
+    from inferwatch.integrations import _streams
+
+    class Decoder:
+        def iter_bytes(self, chunks: Iterator[bytes]) -> Iterator[Any]:
+            for chunk in chunks:
+                if chunk == b"!":
+                    raise ConnectionError("cut")
+                yield SimpleNamespace(data=chunk.decode())
+
+    class Response:
+        def __init__(self) -> None:
+            self.closes = 0
+
+        def close(self) -> None:
+            self.closes += 1
+
+    class Tap(_streams.EventTap):
+        __slots__ = ("ends",)
+
+        def ended(self, error: BaseException | None) -> None:
+            self.ends.append(error)
+
+        def read(self, times: list[int], datas: list[str]) -> None:
+            pass
+
+    def tap(response: Response) -> Tap:
+        made = Tap(Decoder(), response, False)
+        made.ends = []
+        return made
+
+    response = Response()
+    read_through = tap(response)
+    assert [e.data for e in read_through.iter_bytes(iter([b"a", b"b"]))] == ["a", "b"]
+    assert read_through.ends == [None] and read_through.datas == ["a", "b"] and "close" not in vars(response)
+    response.close()
+    assert read_through.ends == [None] and response.closes == 1
+
+    response = Response()
+    closed = tap(response)
+    events = closed.iter_bytes(iter([b"a", b"b"]))
+    next(events)
+    response.close()  # the hook: the response closed, then the call ended
+    assert closed.ends == [None] and response.closes == 1
+    list(events)
+    assert closed.ends == [None]
+
+    failed = tap(Response())
+    with pytest.raises(ConnectionError):
+        list(failed.iter_bytes(iter([b"a", b"!"])))
+    assert [type(e) for e in failed.ends] == [ConnectionError] and failed.datas == ["a"]
+
+
+def test_leading_id_reads_only_a_plain_first_member() -> None:
+    from inferwatch.integrations.openai import _leading_id
+
+    assert _leading_id('{"id":"chatcmpl-1","object":"chat.completion.chunk"}') == "chatcmpl-1"
+    assert _leading_id('{"id" : "chatcmpl-2", "choices": []}') == "chatcmpl-2"
+    assert _leading_id('{"object":"chat.completion.chunk","id":"chatcmpl-3"}') is None  # not first
+    assert _leading_id('{"id":null,"x":"y"}') is None
+    assert _leading_id('{"id":"a\\"b"}') is None  # escaped: left to the export thread's parse
+    assert _leading_id('{"id":""}') is None and _leading_id("[DONE]") is None
+
+
+def test_only_stream_classes_that_read_their_decoder_are_tapped() -> None:
+    """An openai release whose stream reads its events some other way gets the stream proxy."""
+    from inferwatch.integrations.openai import _reads_decoder, _stream_classes
+
+    assert _stream_classes() == {openai.Stream, openai.AsyncStream}
+
+    class Other:
+        def _iter_events(self) -> Any:
+            return iter(self.response.iter_lines())  # type: ignore[attr-defined]
+
+    assert not _reads_decoder(Other, "iter_bytes") and _reads_decoder(openai.Stream, "iter_bytes")
+
+
 # --- the stream proxy ------------------------------------------------------------------------------------------
 def test_stream_proxy_is_transparent_and_close_ends_the_call(rec: Recorded, openai_client: Any) -> None:
     with openai_client.chat.completions.create(model=MODEL, messages=user("close early"), stream=True) as stream:
@@ -573,8 +815,11 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, o
                                                                  monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     """The chat stream observer raising on its third chunk, in each way of reading a stream: the app still gets
     every chunk, in order, as the bare stream gives them; the fault is counted once as an internal error; the call
-    is still recorded when the stream ends (with what was observed before the fault), and not as an error."""
+    is still recorded when the stream ends (with what was observed before the fault), and not as an error. The
+    proxy path (capture on, the Responses API, Anthropic; here: no stream class to tap)."""
     from inferwatch.integrations import openai as iw_openai
+
+    monkeypatch.setattr(iw_openai, "_tappable", frozenset())
 
     real_observe = iw_openai._ChatStream.observe
     calls = {"n": 0}

@@ -334,13 +334,18 @@ class ProviderCall:
             call._sampled = False  # sampled out: an error still gets its span when the call ends
         return call
 
-    def first_token(self) -> None:
-        """Mark the first content chunk (TTFT): the first call counts."""
+    def first_token(self, at_ns: int | None = None) -> None:
+        """Mark the first content chunk (TTFT): the first call counts. ``at_ns``: when it was received, for a
+        chunk read after the fact (a tapped stream's events, read in the export thread); now by default."""
         try:
-            if self._call is not None:
-                self._call.first_token()
-            elif self._first_ns is None:
-                self._first_ns = time.time_ns()
+            call = self._call
+            if call is None:
+                if self._first_ns is None:
+                    self._first_ns = time.time_ns() if at_ns is None else at_ns
+            elif at_ns is None:
+                call.first_token()
+            elif call.metrics.first_token_time_ns is None:
+                call.metrics.first_token_time_ns, call.metrics.streamed = at_ns, True
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.first_token", exc)
 
@@ -364,6 +369,21 @@ class ProviderCall:
                 self._closed_span().record_metrics_only()
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.end", exc)
+
+    def error_found(self, error_type: str) -> None:
+        """An error learnt from the response after the call ended (export thread, in ``later``): the call is an
+        error of this type, unless it already ended as one."""
+        if not self._error:
+            self._error = error_type
+            m = self.call.metrics
+            m.status, m.error_type = "error", error_type
+
+    def remember_response_id(self, response_id: str) -> None:
+        """A response id learnt after the call ended (export thread): feedback by this id finds the call's trace
+        from now on (see :mod:`inferwatch._responses`)."""
+        self.response_id = response_id
+        if self._span_id is not None:
+            _responses.remember(response_id, self._trace_id, self._span_id)
 
     def readable(self) -> ReadableSpan:
         """The finished span, with the call's metric values recorded on the way (export thread)."""

@@ -11,16 +11,20 @@ Recorded (sync and async clients alike), one call (``llm_call.ProviderCall``) pe
 
 * ``chat.completions.create`` (streamed or not) and ``chat.completions.parse``;
 * ``chat.completions.stream(...)``: the helper calls ``create(stream=True)`` on the same resource, so the request
-  is recorded once, by ``create``, and the helper receives the recording stream proxy (its events,
-  ``get_final_completion()`` and ``close()`` work as before);
+  is recorded once, by ``create``, and the helper receives the recording stream (tapped, or the proxy; its
+  events, ``get_final_completion()`` and ``close()`` work as before);
 * ``responses.create`` (streamed or not) and ``responses.stream(input=..., model=...)`` (through ``create`` too).
 
 What is read, never changed: the request's keyword arguments (model, stream, messages/input, tools). Nothing is
 added to the request: ``stream_options.include_usage`` is *not* injected (it would add a chunk with empty
 ``choices`` that the app did not ask for), so a stream without it ends ``usage_missing``, as it must.
-Streams come back as a proxy (``inferwatch.integrations._streams``) that marks TTFT at the first chunk carrying
-content (text, refusal, tool-call or reasoning delta; not the role-only first chunk) and ends the call when the
-stream is exhausted, closed or garbage-collected; an exception from the stream is recorded and re-raised as is.
+Streams: TTFT is marked at the first chunk carrying content (text, refusal, tool-call or reasoning delta; not the
+role-only first chunk), and the call ends when the stream is exhausted, closed or garbage-collected; an exception
+from the stream is recorded and re-raised as is. A Chat Completions stream with capture off (the default) comes
+back as the client's own ``openai.Stream``, its event decoder tapped (:class:`_ChatEvents`): its events are read in
+the export thread. Any other stream (capture on, where the text is taken before the call ends; the Responses API;
+a call sampled out; a stream object not made by openai's client) comes back as a proxy
+(``inferwatch.integrations._streams``) whose observer reads each chunk as the app receives it.
 
 Mapping: operation ``chat`` (both APIs); provider ``openai`` (``azure.ai.openai`` for Azure clients); finish
 reason: Chat Completions' own (first choice); Responses: ``stop`` or ``tool_calls`` when completed, the
@@ -45,6 +49,7 @@ them too, or use ``instrument_openai``. ``instrument_openai`` patches the resour
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any, Callable
 
@@ -78,6 +83,7 @@ _CLIENT_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 _wraps = st.ClientWraps(PATCH_NAME)
 _providers = st.ProviderNames("openai", (("Azure", "azure.ai.openai"),))
+_tappable: frozenset[type] = frozenset()  # openai's Stream and AsyncStream, once instrumented (_targets)
 
 
 def _targets() -> list[tuple[type, str, str, bool]]:
@@ -87,7 +93,23 @@ def _targets() -> list[tuple[type, str, str, bool]]:
              if (module, name) in classes and callable(classes[(module, name)].__dict__.get(method))]
     if not found:
         raise DidNotEnable("openai is not installed (or too old: chat.completions not found)")
+    global _tappable
+    _tappable = _stream_classes()
     return found
+
+
+def _stream_classes() -> frozenset[type]:
+    """openai's ``Stream`` and ``AsyncStream`` where :class:`_ChatEvents` can tap them: their ``_iter_events``
+    reads the events through ``self._decoder.iter_bytes`` (``aiter_bytes``), as openai's 1.x and later releases
+    do. Another shape (an older or newer client) gets the stream proxy instead."""
+    classes = st.load_classes([("openai", "Stream"), ("openai", "AsyncStream")])
+    return frozenset(cls for (_, name), cls in classes.items() if _reads_decoder(
+        cls, "aiter_bytes" if name == "AsyncStream" else "iter_bytes"))
+
+
+def _reads_decoder(cls: type, method: str) -> bool:
+    code = getattr(getattr(cls, "_iter_events", None), "__code__", None)
+    return code is not None and {"_decoder", method} <= set(code.co_names)
 
 
 def instrument_openai() -> bool:
@@ -178,23 +200,25 @@ async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[st
 
 
 def _usage(usage: Any) -> dict[str, Any]:
-    """Chat ``CompletionUsage`` or Responses ``ResponseUsage`` in the OTel convention."""
-    prompt = getattr(usage, "prompt_tokens", None)
+    """Chat ``CompletionUsage`` or Responses ``ResponseUsage`` (a model, or its JSON as a dict) in the OTel
+    convention."""
+    get = st.get
+    prompt = get(usage, "prompt_tokens")
     if prompt is not None:
-        completion = getattr(usage, "completion_tokens", None)
-        prompt_details = getattr(usage, "prompt_tokens_details", None)
-        completion_details = getattr(usage, "completion_tokens_details", None)
+        completion = get(usage, "completion_tokens")
+        prompt_details = get(usage, "prompt_tokens_details")
+        completion_details = get(usage, "completion_tokens_details")
     else:
-        prompt = getattr(usage, "input_tokens", None)
-        completion = getattr(usage, "output_tokens", None)
-        prompt_details = getattr(usage, "input_tokens_details", None)
-        completion_details = getattr(usage, "output_tokens_details", None)
+        prompt = get(usage, "input_tokens")
+        completion = get(usage, "output_tokens")
+        prompt_details = get(usage, "input_tokens_details")
+        completion_details = get(usage, "output_tokens_details")
     # normalise_openai_usage(), inlined: OpenAI's counts are already in the OTel convention (cached tokens and
     # cache writes inside prompt tokens, reasoning inside completion tokens)
     return {"input_tokens": prompt, "output_tokens": completion,
-            "cache_read_tokens": getattr(prompt_details, "cached_tokens", None) or 0,
-            "cache_write_tokens": getattr(prompt_details, "cache_write_tokens", None) or 0,
-            "reasoning_tokens": getattr(completion_details, "reasoning_tokens", None) or 0}
+            "cache_read_tokens": get(prompt_details, "cached_tokens") or 0,
+            "cache_write_tokens": get(prompt_details, "cache_write_tokens") or 0,
+            "reasoning_tokens": get(completion_details, "reasoning_tokens") or 0}
 
 
 class _Recorder(ProviderCall):
@@ -252,6 +276,11 @@ class _Recorder(ProviderCall):
         everything is recorded here."""
         try:
             if self.streamed:
+                # the client's own stream, its events read in the export thread (_ChatEvents), where nothing
+                # must be read before the call ends: capture off, a span to record (sampled in)
+                if (type(result) in _tappable and self.api == "chat" and not self.capture
+                        and self._span_id is not None and _ChatEvents.tap(result, self)):
+                    return result
                 if self.is_async and hasattr(result, "__anext__"):
                     observer = _ChatStream(self) if self.api == "chat" else _ResponsesStream(self)
                     return st.AsyncStreamProxy(result, observer, _STREAM_WHERE)
@@ -434,8 +463,8 @@ class _ChatStream:
     the tool-call checks, the response facts) is recorded in the export thread when the call ends
     (:meth:`later`), or at once with capture on, where the text must be taken before the call ends."""
 
-    __slots__ = ("chars", "finish_reason", "model", "parts", "rec", "refusal", "response_id", "seen_first",
-                 "tool_calls", "usage")
+    __slots__ = ("chars", "error_type", "finish_reason", "model", "parts", "rec", "refusal", "response_id",
+                 "seen_first", "tool_calls", "usage")
 
     def __init__(self, rec: _Recorder) -> None:
         self.rec = rec
@@ -448,10 +477,11 @@ class _ChatStream:
         self.model: Any = None
         self.response_id: Any = None
         self.tool_calls: dict[tuple[Any, Any], list[Any]] = {}  # (choice, index) -> [name, [argument pieces]]
+        self.error_type = ""  # an event the client raised on (tapped streams: read after the call ended)
 
-    def _first(self) -> None:
+    def _first(self, at_ns: int | None = None) -> None:
         self.seen_first = True
-        self.rec.first_token()
+        self.rec.first_token(at_ns)
 
     def observe(self, chunk: Any) -> None:
         """One chunk as the app receives it. openai's models are read through their ``__dict__``: an attribute
@@ -517,19 +547,77 @@ class _ChatStream:
             if not self.seen_first:
                 self._first()
             for tc in tool_calls or ():
-                self._tool_piece((choice, tc.index), tc.function)
+                function = tc.function
+                self._tool_piece((choice, tc.index), getattr(function, "name", None),
+                                 getattr(function, "arguments", None))
             if legacy is not None:
-                self._tool_piece((choice, "function_call"), legacy)
+                self._tool_piece((choice, "function_call"), legacy.name, legacy.arguments)
 
-    def _tool_piece(self, key: tuple[Any, Any], function: Any) -> None:
+    def _tool_piece(self, key: tuple[Any, Any], name: Any, arguments: Any) -> None:
         entry = self.tool_calls.get(key)
         if entry is None:
             entry = self.tool_calls[key] = [None, []]
-        if function is not None:
-            if function.name:
-                entry[0] = function.name
-            if function.arguments:
-                entry[1].append(function.arguments)
+        if name:
+            entry[0] = name
+        if arguments:
+            entry[1].append(arguments)
+
+    def take(self, times: list[int], datas: list[str]) -> None:
+        """Events a tap kept (:class:`_ChatEvents`): each ``data`` parsed as the client parses it, each chunk read
+        as :meth:`observe` reads the client's chunk objects, its clock the time to first token when it is the
+        first with content. An event the client raised on (an ``error`` member, JSON it could not parse) ends the
+        reading, as it ended the stream, and is the call's error."""
+        for at, data in zip(times, datas):
+            if data.startswith("[DONE]"):
+                continue
+            try:
+                chunk = json.loads(data)
+            except ValueError:
+                self.error_type = "JSONDecodeError"
+                return
+            if type(chunk) is not dict:  # not a chunk the reading below knows
+                continue
+            if chunk.get("error"):
+                self.error_type = "APIError"
+                return
+            self.observe_data(chunk, at)
+
+    def observe_data(self, chunk: dict[str, Any], at: int) -> None:
+        """One chunk as parsed JSON (a tapped stream's, in the export thread): :meth:`observe`'s reading."""
+        get = st.get
+        if self.model is None:
+            self.model = chunk.get("model")
+            self.response_id = chunk.get("id")
+        usage = chunk.get("usage")
+        if usage is not None:
+            self.usage = usage
+        for choice in chunk.get("choices") or ():
+            index = get(choice, "index")
+            delta = get(choice, "delta")
+            content = get(delta, "content")
+            if content:
+                if not self.seen_first:
+                    self._first(at)
+                self.chars += len(content)
+            refusal = get(delta, "refusal")
+            if refusal:
+                self.refusal = True
+                if not self.seen_first:
+                    self._first(at)
+                self.chars += len(refusal)
+            tool_calls = get(delta, "tool_calls")
+            legacy = get(delta, "function_call")
+            if tool_calls or legacy is not None:
+                if not self.seen_first:
+                    self._first(at)
+                for tc in tool_calls or ():
+                    function = get(tc, "function")
+                    self._tool_piece((index, get(tc, "index")), get(function, "name"), get(function, "arguments"))
+                if legacy is not None:
+                    self._tool_piece((index, "function_call"), get(legacy, "name"), get(legacy, "arguments"))
+            reason = get(choice, "finish_reason")
+            if reason and (self.finish_reason is None or index == 0):
+                self.finish_reason = reason
 
     def finish(self, error: BaseException | None) -> None:
         if self.parts is not None:  # capture on: the text is taken now
@@ -560,6 +648,90 @@ class _ChatStream:
                            for name, pieces in self.tool_calls.values())
         self.rec.respond(self.parts, self.chars, self.finish_reason, self.model, self.response_id,
                          self.refusal, len(self.tool_calls), failures)
+
+
+class _ChatEvents(st.EventTap):
+    """A Chat Completions stream's event tap (see :class:`_streams.EventTap`): the app iterates the client's own
+    ``openai.Stream``; the events' data kept on the way are read by a :class:`_ChatStream` in the export thread
+    (:meth:`later`), or every :data:`_streams.FOLD_AT` events on the app's thread."""
+
+    __slots__ = ("rec", "totals")
+    where = _STREAM_WHERE
+
+    @classmethod
+    def tap(cls, stream: Any, rec: _Recorder) -> bool:
+        """Put a tap in ``stream``'s decoder; False (nothing changed) when it has none or no response."""
+        fields = stream.__dict__
+        decoder = fields.get("_decoder")
+        response = fields.get("response")
+        if decoder is None or response is None:
+            return False
+        tap = cls(decoder, response, rec.is_async)
+        tap.rec = rec
+        tap.totals = None
+        stream._decoder = tap
+        return True
+
+    def ended(self, error: BaseException | None) -> None:
+        rec = self.rec
+        if error is not None:
+            error = _as_client_error(error)
+        if self.datas:  # for feedback by id before the span is out (the export thread's parse confirms it)
+            response_id = _leading_id(self.datas[0])
+            if response_id:
+                rec.response_id = response_id
+        rec.end(error, self.later)
+
+    def read(self, times: list[int], datas: list[str]) -> None:
+        totals = self.totals
+        if totals is None:
+            totals = self.totals = _ChatStream(self.rec)
+        totals.take(times, datas)
+
+    def later(self) -> None:
+        """Read what is left and record the stream (export thread); guarded."""
+        try:
+            self.read(self.times, self.datas)
+            self.times = self.datas = []
+            totals = self.totals
+            totals.record()
+            rec = self.rec
+            if totals.error_type:
+                rec.error_found(totals.error_type)
+            if isinstance(totals.response_id, str) and totals.response_id != rec.response_id:
+                rec.remember_response_id(totals.response_id)
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error(_STREAM_WHERE, exc)
+
+
+def _leading_id(data: str) -> str | None:
+    """The ``id`` of a chunk's JSON when it is the first member, as OpenAI sends it (``{"id":"chatcmpl-..."``),
+    found without parsing the JSON; None otherwise (the export thread's parse then finds it)."""
+    if not data.startswith('{"id"'):
+        return None
+    colon = data.find(":", 5)
+    quote = data.find('"', colon + 1)
+    end = data.find('"', quote + 1)
+    if colon < 0 or quote < 0 or end < 0 or data[5:colon].strip() or data[colon + 1:quote].strip():
+        return None
+    value = data[quote + 1:end]
+    return value if value and "\\" not in value else None
+
+
+def _as_client_error(error: BaseException) -> BaseException:
+    """The error as the app sees it: openai's ``Stream`` turns its HTTP library's (httpx2 or httpx) timeouts and
+    request errors, raised inside the tapped decoder, into ``APITimeoutError`` / ``APIConnectionError``."""
+    if not type(error).__module__.startswith("httpx"):
+        return error
+    import openai  # noqa: PLC0415 - loaded: its stream is what raised
+
+    names = {cls.__name__ for cls in type(error).__mro__}
+    request = getattr(error, "_request", None)
+    if "TimeoutException" in names:
+        return openai.APITimeoutError(request=request)
+    if "RequestError" in names:
+        return openai.APIConnectionError(request=request)
+    return error
 
 
 _FIRST_TOKEN_EVENTS = frozenset({
