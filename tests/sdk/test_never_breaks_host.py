@@ -199,6 +199,8 @@ FAULTS = [
     # OpenAI's chat streams are tapped (capture off), Anthropic's proxied
     Fault("record:stream_proxy", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
           modes=("stream", "helper"), on_error=False, providers=("anthropic",)),
+    Fault("record:stream_proxy_capture", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
+          options={"capture": "full"}, modes=("stream", "helper"), on_error=False),
     Fault("record:stream_tap", lambda mp, r: mp.setattr(_streams.EventTap, "__init__", r),
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("record:stream_tap_end", lambda mp, r: mp.setattr(iw_openai._ChatEvents, "ended", r),

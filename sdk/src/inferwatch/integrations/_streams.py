@@ -611,37 +611,48 @@ class EventTap:
     kept, as its ``data`` string and the clock when it was received, on its way to the stream's own parsing.
 
     Why not a :class:`StreamProxy` with an observer: the observer reads every chunk object on the app's thread,
-    in between the client's own work on it, so with cold caches (a streamed call's added cost was about twice a
-    non-streamed one's). Here the app's thread keeps one string and one clock per event, strings the client made
-    anyway and which the garbage collector does not track, and the subclass reads them in the export thread
-    (:meth:`read`) when the call is recorded. The first content event's clock is its time to first token, as for
-    the observer. Same-process A/B on bench/sdk_overhead.py's 11-chunk stream, paired against the bare client
-    (bench/README.md): the observer 117.2 µs added per call, the tap 72.4 µs, no recording of the stream at all
-    53.8 µs.
+    in between the client's own work on it. Here the app's thread keeps one string and one clock per event,
+    strings the client made anyway and which the garbage collector does not track, and the subclass reads them in
+    the export thread (:meth:`read`) when the call is recorded. Counted with callgrind on bench/sdk_overhead.py's
+    11-chunk stream and the real client: 72,700 instructions added per call against the proxy's 124,200;
+    timed, paired against the bare client in one process: 90.7 µs against 101.9 (bench/README.md). The first
+    content event's clock is its time to first token: taken as the decoder yields the event, a few µs before the
+    client has built its chunk object (the observer's clock comes after).
 
     The call ends (:meth:`ended`, once) when the stream's HTTP response is closed (its ``close``/``aclose``,
     hooked on the response object): the client does that when the stream is exhausted, raises (an ``error``
     event), is closed by the app (``close()``, leaving ``with``) or is dropped part-read. Also when the decoder
     is read to its end, when an exception comes out of it (a transport error: the call's error), or when the
-    tap is collected with the stream never read. The hook is removed as the call ends; until then the response and the tap refer to each
-    other, which only the garbage collector frees for a stream dropped unread.
+    tap is collected with the stream never read. A close made from inside the real decoder's read is the HTTP
+    library's own (httpx2 closes the response in a ``finally`` as a read fails or ends): the read's outcome ends
+    the call then, not the close. The hook is removed as the call ends; until then the response and the tap
+    refer to each other, which only the garbage collector frees for a stream dropped unread. A response that
+    already has a ``close``/``aclose`` of its own (an instance attribute) is not tapped (:meth:`can_hook`).
 
     Memory: at most :data:`FOLD_AT` events are kept; a longer stream has them read (:meth:`read`) on the app's
     thread then, about once per ten seconds of a typical stream, and goes on."""
 
-    __slots__ = ("datas", "decoder", "done", "response", "times")
+    __slots__ = ("datas", "decoder", "done", "reading", "response", "times")
     where = "stream.tap"  # internal errors are counted under this name (subclasses: their provider's)
 
     def __init__(self, decoder: Any, response: Any, is_async: bool) -> None:
+        self.done = True  # until hooked: a tap half made is never ended by __del__
         self.decoder = decoder
         self.times: list[int] = []
         self.datas: list[str] = []
-        self.done = False
+        self.reading = False  # inside the real decoder: a close from there is not the stream's end
         self.response = response
         if is_async:
             response.aclose = self.aclose
         else:
             response.close = self.close
+        self.done = False
+
+    @staticmethod
+    def can_hook(response: Any) -> bool:
+        """The response's ``close``/``aclose`` are its class's (nothing of anyone else's would be replaced)."""
+        fields = getattr(response, "__dict__", None)
+        return fields is not None and "close" not in fields and "aclose" not in fields
 
     def ended(self, error: BaseException | None) -> None:
         """The stream ended (once): record it."""
@@ -655,11 +666,10 @@ class EventTap:
         if self.done:
             return
         self.done = True
-        response, self.response = self.response, None
         try:
-            if response is not None:  # unhook: the response's own close from now on, and no cycle left
-                response.__dict__.pop("close", None)
-                response.__dict__.pop("aclose", None)
+            fields = self.response.__dict__  # unhook: the response's own close from now on, and no cycle left
+            fields.pop("close", None)
+            fields.pop("aclose", None)
             self.ended(error)
         except Exception as exc:  # noqa: BLE001 - never disturb the app's stream
             _guard.record_internal_error(self.where, exc)
@@ -674,61 +684,78 @@ class EventTap:
             _guard.record_internal_error(self.where, exc)
 
     # --- the response's close, hooked ---
+    # A close made while the tap is reading from the real decoder comes from the HTTP library itself (httpx2's
+    # iter_raw closes the response in a ``finally``, on an error too): the read then ends the call, with the error
+    # if there is one. Any other close (the client's at the stream's end, the app's) ends it here.
     def close(self) -> Any:
         response = self.response
         try:
             return type(response).close(response)
         finally:
-            self._end(None)
+            if not self.reading:
+                self._end(None)
 
     async def aclose(self) -> Any:
         response = self.response
         try:
             return await type(response).aclose(response)
         finally:
-            self._end(None)
+            if not self.reading:
+                self._end(None)
 
     # --- the decoder ---
     def iter_bytes(self, iterator: Iterator[bytes]) -> Iterator[Any]:
         """The decoder's ``iter_bytes``, keeping each event's data and clock."""
         times, datas, clock = self.times, self.datas, _time_ns
         try:
+            self.reading = True
             for sse in self.decoder.iter_bytes(iterator):
-                times.append(clock())
-                datas.append(sse.data)
-                if len(datas) >= FOLD_AT:
-                    self._fold()
-                    times, datas = self.times, self.datas
+                self.reading = False
+                if not self.done:  # events read after the call ended (closed mid-chunk) are not kept
+                    times.append(clock())
+                    datas.append(sse.data)
+                    if len(datas) >= FOLD_AT:
+                        self._fold()
+                        times, datas = self.times, self.datas
                 yield sse
+                self.reading = True
         except GeneratorExit:
             raise
         except BaseException as exc:
+            self.reading = False
             self._end(exc)
             raise
+        self.reading = False
         self._end(None)  # read to the end (a client that does not close the response itself)
 
     async def aiter_bytes(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[Any]:
         """:meth:`iter_bytes` for the async decoder."""
         times, datas, clock = self.times, self.datas, _time_ns
         try:
+            self.reading = True
             async for sse in self.decoder.aiter_bytes(iterator):
-                times.append(clock())
-                datas.append(sse.data)
-                if len(datas) >= FOLD_AT:
-                    self._fold()
-                    times, datas = self.times, self.datas
+                self.reading = False
+                if not self.done:  # events read after the call ended (closed mid-chunk) are not kept
+                    times.append(clock())
+                    datas.append(sse.data)
+                    if len(datas) >= FOLD_AT:
+                        self._fold()
+                        times, datas = self.times, self.datas
                 yield sse
+                self.reading = True
         except GeneratorExit:
             raise
         except BaseException as exc:
+            self.reading = False
             self._end(exc)
             raise
+        self.reading = False
         self._end(None)  # read to the end (a client that does not close the response itself)
 
     def __del__(self) -> None:
         """Collected unfinished: a stream the app dropped without reading (not at interpreter exit)."""
         try:
-            if not self.done and not _finalizing():
+            if not getattr(self, "done", True) and not _finalizing():
                 self._end(None)
         except Exception as exc:  # noqa: BLE001 - never raise from a finalizer
             _guard.record_internal_error(self.where, exc)

@@ -101,7 +101,10 @@ def _targets() -> list[tuple[type, str, str, bool]]:
 def _stream_classes() -> frozenset[type]:
     """openai's ``Stream`` and ``AsyncStream`` where :class:`_ChatEvents` can tap them: their ``_iter_events``
     reads the events through ``self._decoder.iter_bytes`` (``aiter_bytes``), as openai's 1.x and later releases
-    do. Another shape (an older or newer client) gets the stream proxy instead."""
+    do. Another shape (an older or newer client) gets the stream proxy instead. Assumed, not checked here: the
+    stream closes its response when it ends (the tap also ends the call when the decoder is read to its end, and
+    when the tap is collected), and reads only ``iter_bytes``/``aiter_bytes`` of its decoder; the tests hold the
+    pinned openai to both."""
     classes = st.load_classes([("openai", "Stream"), ("openai", "AsyncStream")])
     return frozenset(cls for (_, name), cls in classes.items() if _reads_decoder(
         cls, "aiter_bytes" if name == "AsyncStream" else "iter_bytes"))
@@ -664,7 +667,7 @@ class _ChatEvents(st.EventTap):
         fields = stream.__dict__
         decoder = fields.get("_decoder")
         response = fields.get("response")
-        if decoder is None or response is None:
+        if decoder is None or response is None or not st.EventTap.can_hook(response):
             return False
         tap = cls(decoder, response, rec.is_async)
         tap.rec = rec
@@ -674,13 +677,15 @@ class _ChatEvents(st.EventTap):
 
     def ended(self, error: BaseException | None) -> None:
         rec = self.rec
-        if error is not None:
-            error = _as_client_error(error)
-        if self.datas:  # for feedback by id before the span is out (the export thread's parse confirms it)
-            response_id = _leading_id(self.datas[0])
-            if response_id:
-                rec.response_id = response_id
-        rec.end(error, self.later)
+        try:
+            if error is not None:
+                error = _as_client_error(error)
+            if self.datas:  # for feedback by id before the span is out (the export thread's parse confirms it)
+                response_id = _leading_id(self.datas[0])
+                if response_id:
+                    rec.response_id = response_id
+        finally:
+            rec.end(error, self.later)  # the call is recorded whatever failed above
 
     def read(self, times: list[int], datas: list[str]) -> None:
         totals = self.totals
@@ -692,7 +697,7 @@ class _ChatEvents(st.EventTap):
         """Read what is left and record the stream (export thread); guarded."""
         try:
             self.read(self.times, self.datas)
-            self.times = self.datas = []
+            self.times, self.datas = [], []
             totals = self.totals
             totals.record()
             rec = self.rec
@@ -719,17 +724,30 @@ def _leading_id(data: str) -> str | None:
 
 
 def _as_client_error(error: BaseException) -> BaseException:
-    """The error as the app sees it: openai's ``Stream`` turns its HTTP library's (httpx2 or httpx) timeouts and
-    request errors, raised inside the tapped decoder, into ``APITimeoutError`` / ``APIConnectionError``."""
-    if not type(error).__module__.startswith("httpx"):
-        return error
+    """The error as the app sees it: openai's ``Stream`` turns the transport's timeouts and request errors,
+    raised inside the tapped decoder, into ``APITimeoutError`` / ``APIConnectionError`` (its ``_iter_events``);
+    the same exception tuples decide here, or, where this openai has none, the HTTP library's class names."""
     import openai  # noqa: PLC0415 - loaded: its stream is what raised
 
-    names = {cls.__name__ for cls in type(error).__mro__}
+    if not isinstance(error, Exception) or isinstance(error, openai.OpenAIError):
+        return error
     request = getattr(error, "_request", None)
-    if "TimeoutException" in names:
+    try:
+        from openai._httpx2 import request_exceptions, timeout_exceptions  # noqa: PLC0415
+
+        timeouts, requests = timeout_exceptions(), request_exceptions()
+    except (ImportError, AttributeError):  # another openai release: httpx's own base classes, by name
+        if type(error).__module__.split(".")[0] not in ("httpx", "httpx2", "httpcore"):
+            return error
+        names = {cls.__name__ for cls in type(error).__mro__}
+        timeouts = requests = ()
+        if "TimeoutException" in names:
+            return openai.APITimeoutError(request=request)
+        if "RequestError" in names:
+            return openai.APIConnectionError(request=request)
+    if isinstance(error, timeouts):
         return openai.APITimeoutError(request=request)
-    if "RequestError" in names:
+    if isinstance(error, requests):
         return openai.APIConnectionError(request=request)
     return error
 
