@@ -614,8 +614,8 @@ class EventTap:
     in between the client's own work on it. Here the app's thread keeps one string and one clock per event,
     strings the client made anyway and which the garbage collector does not track, and the subclass reads them in
     the export thread (:meth:`read`) when the call is recorded. Counted with callgrind on bench/sdk_overhead.py's
-    11-chunk stream and the real client: 72,700 instructions added per call against the proxy's 124,200;
-    timed, paired against the bare client in one process: 90.7 µs against 101.9 (bench/README.md). The first
+    11-chunk stream and the real client: 72,700-88,200 instructions added per call against the proxy's
+    124,200; timed, paired against the bare client in one process: 90.7 µs against 101.9 (bench/README.md). The first
     content event's clock is its time to first token: taken as the decoder yields the event, a few µs before the
     client has built its chunk object (the observer's clock comes after).
 
