@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -608,6 +609,27 @@ def test_a_transport_error_mid_stream_is_recorded_as_the_app_sees_it(rec: Record
     a = rec.one()
     assert a[sc.ERROR_TYPE] == seen_as and a["_span"].status.status_code is StatusCode.ERROR
     assert a[sc.RESPONSE_CHARS] == 6 and a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+
+
+@pytest.mark.parametrize("tuples", ["openai's", "by name"])
+def test_transport_errors_are_named_as_openai_names_them(monkeypatch: pytest.MonkeyPatch, tuples: str) -> None:
+    """With openai's own exception tuples, and without them (another release): by httpx's base class names."""
+    import httpx
+    import httpx2
+
+    from inferwatch.integrations.openai import _as_client_error
+
+    if tuples == "by name":
+        monkeypatch.setitem(sys.modules, "openai._httpx2", None)  # the import fails
+    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    for http in (httpx, httpx2):
+        assert type(_as_client_error(http.ReadTimeout("t"))) is openai.APITimeoutError
+        assert type(_as_client_error(http.ConnectError("c"))) is openai.APIConnectionError
+    assert _as_client_error(httpx.ReadTimeout("t", request=request)).request is request
+    other = ValueError("not a transport error")
+    assert _as_client_error(other) is other
+    already = openai.APIError("x", request=request, body=None)
+    assert _as_client_error(already) is already
 
 
 def test_a_close_taken_before_the_stream_ended_still_closes_it(rec: Recorded, openai_client: Any) -> None:

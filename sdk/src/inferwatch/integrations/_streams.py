@@ -675,9 +675,10 @@ class EventTap:
             _guard.record_internal_error(self.where, exc)
 
     def _fold(self) -> None:
-        """Read the kept events now and forget them (a long stream: bounded memory); guarded."""
-        times, datas = self.times, self.datas
-        self.times, self.datas = [], []
+        """Read the kept events now and forget them (a long stream: bounded memory); guarded. The lists are
+        emptied in place: the reading loop holds them."""
+        times, datas = self.times[:], self.datas[:]
+        del self.times[:], self.datas[:]
         try:
             self.read(times, datas)
         except Exception as exc:  # noqa: BLE001
@@ -716,7 +717,6 @@ class EventTap:
                     datas.append(sse.data)
                     if len(datas) >= FOLD_AT:
                         self._fold()
-                        times, datas = self.times, self.datas
                 yield sse
                 self.reading = True
         except GeneratorExit:
@@ -740,7 +740,6 @@ class EventTap:
                     datas.append(sse.data)
                     if len(datas) >= FOLD_AT:
                         self._fold()
-                        times, datas = self.times, self.datas
                 yield sse
                 self.reading = True
         except GeneratorExit:

@@ -697,7 +697,6 @@ class _ChatEvents(st.EventTap):
         """Read what is left and record the stream (export thread); guarded."""
         try:
             self.read(self.times, self.datas)
-            self.times, self.datas = [], []
             totals = self.totals
             totals.record()
             rec = self.rec
@@ -735,21 +734,14 @@ def _as_client_error(error: BaseException) -> BaseException:
     try:
         from openai._httpx2 import request_exceptions, timeout_exceptions  # noqa: PLC0415
 
-        timeouts, requests = timeout_exceptions(), request_exceptions()
+        timeout, failed = isinstance(error, timeout_exceptions()), isinstance(error, request_exceptions())
     except (ImportError, AttributeError):  # another openai release: httpx's own base classes, by name
-        if type(error).__module__.split(".")[0] not in ("httpx", "httpx2", "httpcore"):
-            return error
-        names = {cls.__name__ for cls in type(error).__mro__}
-        timeouts = requests = ()
-        if "TimeoutException" in names:
-            return openai.APITimeoutError(request=request)
-        if "RequestError" in names:
-            return openai.APIConnectionError(request=request)
-    if isinstance(error, timeouts):
+        httpx_family = type(error).__module__.split(".")[0] in ("httpx", "httpx2", "httpcore")
+        names = {cls.__name__ for cls in type(error).__mro__} if httpx_family else set()
+        timeout, failed = "TimeoutException" in names, "RequestError" in names
+    if timeout:
         return openai.APITimeoutError(request=request)
-    if isinstance(error, requests):
-        return openai.APIConnectionError(request=request)
-    return error
+    return openai.APIConnectionError(request=request) if failed else error
 
 
 _FIRST_TOKEN_EVENTS = frozenset({
