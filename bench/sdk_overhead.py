@@ -107,7 +107,9 @@ def _chunks() -> list[dict[str, Any]]:
 
 
 COMPLETION = json.dumps(_completion()).encode()
-STREAM = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in _chunks()) + b"data: [DONE]\n\n"
+# compact JSON, as OpenAI sends its stream chunks (and examples/mock_llm.py does)
+STREAM = b"".join(b"data: " + json.dumps(c, separators=(",", ":")).encode() + b"\n\n"
+                  for c in _chunks()) + b"data: [DONE]\n\n"
 
 
 def handler(request: httpx.Request) -> httpx.Response:

@@ -238,9 +238,12 @@ def test_a_full_queue_keeps_the_calls_metrics() -> None:
 def test_response_ids_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     _responses.clear()
     monkeypatch.setattr(_responses, "MAX_REMEMBERED", 3)
-    for i in range(5):
+    for i in range(7):  # two generations of 3: r0-r2 are forgotten as r3-r5 fill the newer one
         _responses.remember(f"r{i}", i, i + 100)
-    assert [_responses.lookup(f"r{i}") is not None for i in range(5)] == [False, False, True, True, True]
-    assert _responses.lookup("r4") == (f"{4:032x}", f"{104:016x}")
+    assert [_responses.lookup(f"r{i}") is not None for i in range(7)] == [False] * 3 + [True] * 4
+    assert _responses.lookup("r6") == (f"{6:032x}", f"{106:016x}")
+    assert _responses.lookup("r3") == (f"{3:032x}", f"{103:016x}")
+    _responses.remember("r3", 30, 130)  # remembered again: the newest trace wins
+    assert _responses.lookup("r3") == (f"{30:032x}", f"{130:016x}")
     _responses.clear()
-    assert _responses.lookup("r4") is None
+    assert _responses.lookup("r6") is None

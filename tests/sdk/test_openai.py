@@ -12,6 +12,7 @@ import gc
 import json
 import sys
 import threading
+import types
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,6 +28,8 @@ import inferwatch  # noqa: E402
 from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
+from inferwatch.integrations import _streams  # noqa: E402
+from inferwatch.integrations import openai as _openai_integration  # noqa: E402
 from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
 from tests.otel_exporters import NullMetricExporter  # noqa: E402
 
@@ -143,12 +146,18 @@ def test_chat_stream_with_usage_marks_ttft(rec: Recorded, openai_client: Any, mo
     stream = openai_client.chat.completions.create(model=MODEL, messages=user(text), stream=True,
                                                    stream_options={"include_usage": True})
     assert isinstance(stream, openai.Stream)
+    tap = stream._decoder
     chunks = list(stream)
     received = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert chunks[-1].usage is not None and chunks[-1].choices == []
     a = rec.one()
     check_common(a, streamed=True)
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
+    # the tap keeps clocks up to the first event with content (the role's, the first text's), and that one's
+    # clock is the time to first token
+    assert isinstance(tap, _openai_integration._ChatEvents)
+    assert len(tap.times) == 2 and len(tap.datas) == len(chunks) + 1  # and "[DONE]"
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] == pytest.approx((tap.times[1] - a["_span"].start_time) / 1e9)
     assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
     assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
     assert a[sc.RESPONSE_CHARS] == len(received) == 96
@@ -405,6 +414,20 @@ def test_tool_errors_reported_back(rec: Recorded, openai_client: Any, result: st
     a = rec.one()
     assert a[sc.TOOL_CALL_FAILURES] == failures
     assert a[sc.TOOL_CALLS] == (1 if later else 0)  # after a tool result the model answers with text
+
+
+def test_tool_errors_are_those_of_the_request_as_it_was_sent(rec: Recorded, openai_client: Any) -> None:
+    """The request's tool results are read when the call is recorded (the export thread), from a copy of the
+    messages list taken as the call was made: the app appending the reply (and more) to its list meanwhile, as
+    apps do, changes nothing."""
+    messages = _tool_conversation('{"error": "upstream timeout"}')
+    for stream in (False, True):
+        sent = list(messages)
+        reply = openai_client.chat.completions.create(model=MODEL, messages=sent, tools=[WEATHER], stream=stream)
+        sent += [{"role": "assistant", "content": "Sorry."}, {"role": "user", "content": "Thanks."}]
+        if stream:
+            list(reply)
+        assert rec.one()[sc.TOOL_CALL_FAILURES] == 1
 
 
 def test_responses_tool_calls_and_reported_errors(rec: Recorded, openai_client: Any) -> None:
@@ -1235,3 +1258,21 @@ def test_uninstrument_with_another_patch_on_top_switches_ours_off(sdk: Recorded,
         assert sdk.spans() == []  # ... and ours only calls through
     finally:
         completions.create = real
+
+
+def test_the_reader_of_dicts_and_models_tells_mappings_from_objects() -> None:
+    """``_streams.get`` reads a Mapping by key and anything else by attribute; whether a type is a Mapping is
+    asked once per type (then cached)."""
+    class Usage:  # a model-like object, with a ``get`` method of its own that must not be used
+        prompt_tokens = 7
+
+        def get(self, key: str, default: Any = None) -> Any:
+            raise AssertionError("an object's get() was called as if it were a Mapping")
+
+    proxy = types.MappingProxyType({"prompt_tokens": 3})
+    for _ in range(2):  # the second time from the cache
+        assert _streams.get({"prompt_tokens": 1}, "prompt_tokens") == 1
+        assert _streams.get(proxy, "prompt_tokens") == 3 and _streams.get(proxy, "missing", 0) == 0
+        assert _streams.get(Usage(), "prompt_tokens") == 7 and _streams.get(Usage(), "missing") is None
+        assert _streams.get(None, "prompt_tokens") is None
+    assert _streams._is_mapping[types.MappingProxyType] is True and _streams._is_mapping[Usage] is False

@@ -9,6 +9,7 @@ Real ``openai`` and ``anthropic`` clients against the mock server (``tests/mock_
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,6 +25,7 @@ from opentelemetry.trace import StatusCode  # noqa: E402
 import inferwatch  # noqa: E402
 from inferwatch import _guard, _responses  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
+from inferwatch.telemetry import ID_POOL_SIZE  # noqa: E402
 from tests.otel_exporters import KeepingMetricExporter, NullMetricExporter  # noqa: E402
 
 MODEL = "gpt-4o-mini"
@@ -106,6 +108,31 @@ def test_a_root_call_gets_fresh_ids_and_its_response_id_is_known_before_export(o
         assert span.parent is None
         assert ids == (f"{span.context.trace_id:032x}", f"{span.context.span_id:016x}")
     assert known[0][0] != known[1][0]  # two root calls, two traces
+
+
+def test_calls_take_ids_drawn_ahead_and_draw_their_own_when_none_are_left(openai_client: Any,
+                                                                          stop_sdk: None) -> None:
+    """The export thread draws (trace id, span id) pairs ahead; a call pops one, and draws its own when the pool
+    is empty (a burst between two wake-ups): both kinds of ids are fresh and valid."""
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=60_000)
+    inferwatch.instrument_openai()
+    pipeline = inferwatch.client.get_pipeline()
+    for _ in range(500):  # filled as the export thread starts
+        if pipeline._id_pool:
+            break
+        time.sleep(0.01)
+    pool = pipeline._id_pool
+    assert len(pool) == ID_POOL_SIZE
+    ahead = pool[-1]
+    from_pool = openai_client.chat.completions.create(model=MODEL, messages=user("pool"))
+    assert len(pool) == ID_POOL_SIZE - 1
+    pool.clear()
+    drawn = openai_client.chat.completions.create(model=MODEL, messages=user("drawn"))
+    spans = {s.attributes[sc.GEN_AI_RESPONSE_ID]: s for s in finished(exporter)}
+    assert (spans[from_pool.id].context.trace_id, spans[from_pool.id].context.span_id) == ahead
+    own = spans[drawn.id].context
+    assert own.is_valid and (own.trace_id, own.span_id) != ahead and (own.trace_id, own.span_id) not in pool
 
 
 def test_sampled_out_calls_are_counted_and_errors_are_kept(openai_client: Any, anthropic_client: Any,

@@ -538,19 +538,29 @@ def test_a_forked_child_exports_its_own_spans_only(receiver: Receiver, make_pipe
     _end_span(p, "parent-span")
     assert p.stats()["queued"] == 1
     p.count_drop("sampled")
+    for _ in range(500):  # the span ids drawn ahead by the parent's export thread
+        if p._id_pool:
+            break
+        time.sleep(0.01)
+    parent_ids = set(p._id_pool)
+    assert parent_ids
     read_fd, write_fd = os.pipe()
 
     pid = os.fork()
     if pid == 0:  # child: never return into pytest
         try:
             os.close(read_fd)
+            ids_at_fork = len(p._id_pool)
             before = p.stats()
             _end_span(p, "child-span")
             p.record_metrics(operation="chat", provider="x", request_model="m", response_model="m",
                              duration_s=0.5, input_tokens=1, output_tokens=1, ttfc_s=None, error_type=None)
             flushed = p.flush(5.0)
             after = p.stats()
-            os.write(write_fd, json.dumps({"before": before, "flushed": flushed, "after": after}).encode())
+            reused = len(set(p._id_pool) & parent_ids)  # the child's own export thread has drawn its own
+            os.write(write_fd, json.dumps({"before": before, "flushed": flushed, "after": after,
+                                           "ids_at_fork": ids_at_fork, "ids": len(p._id_pool),
+                                           "reused": reused}).encode())
         finally:
             os._exit(0)
 
@@ -568,6 +578,7 @@ def test_a_forked_child_exports_its_own_spans_only(receiver: Receiver, make_pipe
         os.waitpid(pid, 0)
 
     assert child["before"]["queued"] == 0 and child["before"]["dropped"]["sampled"] == 0  # reset in the child
+    assert child["ids_at_fork"] == 0 and child["ids"] > 0 and child["reused"] == 0  # never the parent's ids
     assert child["flushed"] is True and child["after"]["exported"] == 1
     assert p.flush(5.0) is True and p.stats()["exported"] == 1  # the parent is unaffected
     assert sorted(s.name for s, _ in receiver.spans()) == ["child-span", "parent-span"]

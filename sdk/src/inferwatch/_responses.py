@@ -7,37 +7,36 @@ so the collector can link it even before the call's row has arrived. Bounded: th
 
 from __future__ import annotations
 
-from collections import deque
-
 MAX_REMEMBERED = 4096
 
-# No lock: each dict/deque operation is atomic under the GIL, and this runs on the caller's thread at the end of
-# every call that has a response id, so it stays small. An id remembered twice keeps its newest trace; it is
-# forgotten a little early, when its older entry leaves the bound (provider response ids are unique anyway).
+# Two generations of dicts, no lock: each dict operation is atomic under the GIL, and this runs on the caller's
+# thread at the end of every call that has a response id, so it stays small: one dict store, and when the newer
+# dict is full it becomes the older one (the older one's ids are forgotten). So between MAX_REMEMBERED and twice
+# that many of the latest ids are known. An order queue beside one dict (forget the oldest id one at a time) cost
+# the caller's thread two more structures to touch per call, ~8 cache misses on cold caches (2026-12-03). An id
+# remembered twice keeps its newest trace.
 _ids: dict[str, tuple[int, int]] = {}
-_order: deque[str] = deque()
+_older: dict[str, tuple[int, int]] = {}
 
 
 def remember(response_id: str, trace_id: int, span_id: int) -> None:
     """Note that ``response_id`` came from the call recorded as (``trace_id``, ``span_id``): the ids as numbers
     (written out as hex only when looked up, which few calls ever are)."""
-    _ids[response_id] = (trace_id, span_id)
-    _order.append(response_id)
-    if len(_order) > MAX_REMEMBERED:
-        try:
-            _ids.pop(_order.popleft(), None)
-        except IndexError:  # another thread emptied it meanwhile (clear())
-            pass
+    global _ids, _older
+    ids = _ids
+    ids[response_id] = (trace_id, span_id)
+    if len(ids) >= MAX_REMEMBERED:
+        _older, _ids = ids, {}
 
 
 def lookup(response_id: str) -> tuple[str, str] | None:
     """The (trace_id, span_id) of a recently recorded call with this response id, if any, as 32/16 hex chars."""
-    ids = _ids.get(response_id)
+    ids = _ids.get(response_id) or _older.get(response_id)
     if ids is None:
         return None
     return ids[0].to_bytes(16, "big").hex(), ids[1].to_bytes(8, "big").hex()
 
 
 def clear() -> None:
-    _ids.clear()
-    _order.clear()
+    global _ids, _older
+    _ids, _older = {}, {}

@@ -58,14 +58,16 @@ counted once, on the call that sees it first, and not again on every later call 
 
 from __future__ import annotations
 
+import _thread
 import itertools
 import json
+import os
 import sys
 import threading
 import time
 import types
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 from .. import _guard, client
@@ -73,31 +75,33 @@ from . import register_undo, uninstrument
 
 RAW_RESPONSE_HEADER = "X-Stainless-Raw-Response"  # set by both SDKs' with_raw_response / with_streaming_response
 
-class _CallState(threading.local):
-    """Per thread: is a recorded provider call of ours running on this thread right now (see :func:`inactive`)?
-
-    A thread-local rather than a ContextVar: the flag is only ever set around synchronous code (the provider's
-    own function; for an async client, the making of its coroutine), where no other asyncio task can run, so the
-    two mean the same here. But a ContextVar's set and reset on every call make a new hash-trie mapping and a
-    token, code the provider's client never runs, and void the read cache of every other ContextVar on the thread
-    (the tags, OpenTelemetry's current context), so each call's first reads of those miss it. Counted with
-    callgrind on cold caches (``bench/sdk_instructions.py --cold``): the context functions took about 50 of the
-    370 cache misses of preparing a call.
-
-    gevent and eventlet: a sync call gives way to other greenlets during its network I/O, so the flag must be
-    greenlet-local. It is when the app monkey-patches before importing inferwatch (as both libraries ask: this
-    class then derives from their ``local``); patched later, a call another greenlet makes while one is in flight
-    on the same thread would pass unrecorded."""
-
-    inside = False
-
-
-_call_state = _CallState()
+# Per thread: is a recorded provider call of ours running on this thread right now (see :func:`inactive`)? The
+# set holds the ids (``get_ident()``) of the threads that are inside one.
+#
+# A set of thread ids rather than a ContextVar: the flag is only ever set around synchronous code (the provider's
+# own function; for an async client, the making of its coroutine), where no other asyncio task can run, so the
+# two mean the same here. But a ContextVar's set and reset on every call make a new hash-trie mapping and a
+# token, code the provider's client never runs, and void the read cache of every other ContextVar on the thread
+# (the tags, OpenTelemetry's current context), so each call's first reads of those miss it. Counted with
+# callgrind on cold caches (``bench/sdk_instructions.py --cold``): the context functions took about 50 of the
+# 370 cache misses of preparing a call. Nor a ``threading.local``: each read or write of one finds the thread's
+# own dict through the type's module state, about 17 cache misses per call on cold caches (2026-12-03, seventh
+# session); ``get_ident()`` and a set lookup touch next to nothing.
+#
+# gevent and eventlet: a sync call gives way to other greenlets during its network I/O, so the flag must be
+# greenlet-local. It is when the app monkey-patches before importing inferwatch (as both libraries ask:
+# ``get_ident`` is then theirs, a greenlet's id); patched later, a call another greenlet makes while one is in
+# flight on the same thread would pass unrecorded. A thread that forked the process is the only one the child
+# has: the set is emptied there.
+_inside: set[int] = set()
+get_ident = _thread.get_ident
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_inside.clear)
 
 
 def inactive(kwargs: Mapping[str, Any]) -> bool:
     """True when a patched function must call straight through (see the module docstring)."""
-    if client._pipeline is None or _call_state.inside:  # client.get_pipeline(), read directly (every call)
+    if client._pipeline is None or get_ident() in _inside:  # client.get_pipeline(), read directly (every call)
         return True
     headers = kwargs.get("extra_headers")
     if headers:
@@ -111,14 +115,15 @@ def inactive(kwargs: Mapping[str, Any]) -> bool:
 def enter_call() -> bool:
     """Mark "inside a recorded provider call" (nested patched functions then call straight through); returns
     what :func:`exit_call` restores."""
-    state = _call_state
-    was = state.inside
-    state.inside = True
+    ident = get_ident()
+    was = ident in _inside
+    _inside.add(ident)
     return was
 
 
 def exit_call(was: bool) -> None:
-    _call_state.inside = was
+    if not was:
+        _inside.discard(get_ident())
 
 
 async def raising(exc: BaseException) -> Any:
@@ -280,9 +285,27 @@ class ProviderNames:
 
 # --- small readers that accept dicts (request params) and objects (SDK models) alike -------------------------
 def get(obj: Any, key: str, default: Any = None) -> Any:
-    if type(obj) is dict or isinstance(obj, Mapping):  # a plain dict (request params) skips the ABC check
+    kind = type(obj)
+    if kind is dict:  # request params, parsed JSON
         return obj.get(key, default)
-    return getattr(obj, key, default)
+    mapping = _is_mapping.get(kind)
+    if mapping is None:
+        mapping = _mapping_type(kind)
+    return obj.get(key, default) if mapping else getattr(obj, key, default)
+
+
+# type -> is it a Mapping? ``isinstance(obj, Mapping)`` asks the ABC machinery every time (its caches of weak
+# references: about 450 machine instructions and, on cold caches, a dozen cache misses per call, 7 calls for an
+# OpenAI usage object on the caller's thread); a provider's models are a handful of types
+_is_mapping: dict[type, bool] = {}
+_IS_MAPPING_LIMIT = 1024  # beyond this (types made on the fly), asked every time
+
+
+def _mapping_type(kind: type) -> bool:
+    mapping = issubclass(kind, Mapping)
+    if len(_is_mapping) < _IS_MAPPING_LIMIT:
+        _is_mapping[kind] = mapping
+    return mapping
 
 
 def as_sequence(value: Any) -> list[Any] | tuple[Any, ...] | None:
@@ -608,7 +631,8 @@ FOLD_AT = 1024  # events kept per tapped stream before they are read on the app'
 class EventTap:
     """Stands in for the server-sent-event decoder of a Stainless-made client's stream (``openai.Stream``'s
     ``_decoder``): the stream itself is handed to the app untouched, and each event the real decoder yields is
-    kept, as its ``data`` string and the clock when it was received, on its way to the stream's own parsing.
+    kept, as its ``data`` string and (up to the first event with content, see :attr:`content_mark`) the clock
+    when it was received, on its way to the stream's own parsing.
 
     Why not a :class:`StreamProxy` with an observer: the observer reads every chunk object on the app's thread,
     in between the client's own work on it. Here the app's thread keeps one string and one clock per event,
@@ -634,6 +658,15 @@ class EventTap:
 
     __slots__ = ("datas", "decoder", "done", "reading", "response", "times")
     where = "stream.tap"  # internal errors are counted under this name (subclasses: their provider's)
+    # Clocks are kept until the first event whose data holds ``content_mark`` and not ``empty_mark`` (the first
+    # event sure to carry content: its clock is the time to first token); the events after it have none
+    # (``times`` is then shorter than ``datas``). A mark found where it is not content would stop the clocks
+    # early, so a mark must only match the provider's content field; one that misses (other spacing, a stream
+    # starting with a tool call) only keeps clocks longer. None: a clock for every event. Why: a clock per event
+    # is an int object, its list slot and a visit of each young garbage collection while the call is in flight,
+    # for 10 of the bench's 11 events (bench/README.md, seventh session).
+    content_mark: str | None = None
+    empty_mark: str | None = None
 
     def __init__(self, decoder: Any, response: Any, is_async: bool) -> None:
         self.done = True  # until hooked: a tap half made is never ended by __del__
@@ -658,8 +691,9 @@ class EventTap:
         """The stream ended (once): record it."""
         raise NotImplementedError
 
-    def read(self, times: list[int], datas: list[str]) -> None:
-        """Take in these events (the kept ones, in order), in the export thread or on a :data:`FOLD_AT` fold."""
+    def read(self, times: Sequence[int], datas: list[str]) -> None:
+        """Take in these events (the kept ones, in order), in the export thread or on a :data:`FOLD_AT` fold:
+        ``times[i]`` is the clock of ``datas[i]`` while there are clocks (see :attr:`content_mark`)."""
         raise NotImplementedError
 
     def _end(self, error: BaseException | None) -> None:
@@ -708,13 +742,19 @@ class EventTap:
     def iter_bytes(self, iterator: Iterator[bytes]) -> Iterator[Any]:
         """The decoder's ``iter_bytes``, keeping each event's data and clock."""
         times, datas, clock = self.times, self.datas, _time_ns
+        content, empty = self.content_mark, self.empty_mark
+        clocking = True
         try:
             self.reading = True
             for sse in self.decoder.iter_bytes(iterator):
                 self.reading = False
                 if not self.done:  # events read after the call ended (closed mid-chunk) are not kept
-                    times.append(clock())
-                    datas.append(sse.data)
+                    data = sse.data
+                    if clocking:  # until the first event sure to have content (see content_mark)
+                        times.append(clock())
+                        if content is not None and content in data and empty not in data:
+                            clocking = False
+                    datas.append(data)
                     if len(datas) >= FOLD_AT:
                         self._fold()
                 yield sse
@@ -731,13 +771,19 @@ class EventTap:
     async def aiter_bytes(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[Any]:
         """:meth:`iter_bytes` for the async decoder."""
         times, datas, clock = self.times, self.datas, _time_ns
+        content, empty = self.content_mark, self.empty_mark
+        clocking = True
         try:
             self.reading = True
             async for sse in self.decoder.aiter_bytes(iterator):
                 self.reading = False
                 if not self.done:  # events read after the call ended (closed mid-chunk) are not kept
-                    times.append(clock())
-                    datas.append(sse.data)
+                    data = sse.data
+                    if clocking:  # until the first event sure to have content (see content_mark)
+                        times.append(clock())
+                        if content is not None and content in data and empty not in data:
+                            clocking = False
+                    datas.append(data)
                     if len(datas) >= FOLD_AT:
                         self._fold()
                 yield sse

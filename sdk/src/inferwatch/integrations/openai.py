@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any, Callable
 
 from .. import _guard, budget
@@ -58,7 +59,7 @@ from .. import client as iw_client
 from ..llm_call import ProviderCall
 from . import DidNotEnable, uninstrument
 from . import _streams as st
-from ._streams import _call_state
+from ._streams import _inside, get_ident
 
 log = logging.getLogger("inferwatch")
 
@@ -171,13 +172,14 @@ def _factory(api: str, is_async: bool) -> st.Factory:
         else:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
                 # st.inactive(kwargs), its common answer inlined: no pipeline, or inside a recorded call
-                if not switch.enabled or iw_client._pipeline is None or _call_state.inside or (
+                thread = get_ident()
+                if not switch.enabled or iw_client._pipeline is None or thread in _inside or (
                         "extra_headers" in kwargs and st.inactive(kwargs)):
                     return original(self, *args, **kwargs)
                 # BudgetExceeded: before the provider is called (no guard installed: nothing to ask)
                 downgraded = "" if budget._active is None else budget.enforce_request(kwargs)
                 rec = _Recorder.prepare(self, api, kwargs, is_async=False, downgraded_from=downgraded)
-                _call_state.inside = True  # st.enter_call(), inlined as the rest of this hot path (it was False)
+                _inside.add(thread)  # st.enter_call(), inlined as the rest of this hot path (it was not inside)
                 try:
                     result = original(self, *args, **kwargs)
                 except BaseException as exc:
@@ -185,7 +187,7 @@ def _factory(api: str, is_async: bool) -> st.Factory:
                         rec.end(exc)
                     raise
                 finally:
-                    _call_state.inside = False
+                    _inside.discard(thread)
                 return result if rec is None else rec.complete(result)
         return st.mark(wrapper, original)
     return make
@@ -249,12 +251,15 @@ class _Recorder(ProviderCall):
                 messages = kwargs.get("messages")
                 if not isinstance(messages, (list, tuple)):  # st.as_sequence
                     messages = None
-                rec.failures = _chat_tool_errors(messages)
+                elif messages:
+                    rec.count_tool_errors_later(_chat_tool_errors, messages)
                 if capture and messages is not None:
                     rec.call.content(input=list(messages))
             else:
                 items = kwargs.get("input")
-                rec.failures = _responses_tool_errors(st.as_sequence(items))
+                sequence = st.as_sequence(items)
+                if sequence:
+                    rec.count_tool_errors_later(_responses_tool_errors, sequence)
                 if capture:
                     instructions = kwargs.get("instructions")
                     shown = [{"role": "user", "content": items}] if isinstance(items, str) else list(
@@ -466,8 +471,8 @@ class _ChatStream:
     the tool-call checks, the response facts) is recorded in the export thread when the call ends
     (:meth:`later`), or at once with capture on, where the text must be taken before the call ends."""
 
-    __slots__ = ("chars", "error_type", "finish_reason", "model", "parts", "rec", "refusal", "response_id",
-                 "seen_first", "tool_calls", "usage")
+    __slots__ = ("chars", "error_type", "finish_reason", "last_clock", "model", "parts", "rec", "refusal",
+                 "response_id", "seen_first", "tool_calls", "usage")
 
     def __init__(self, rec: _Recorder) -> None:
         self.rec = rec
@@ -481,6 +486,7 @@ class _ChatStream:
         self.response_id: Any = None
         self.tool_calls: dict[tuple[Any, Any], list[Any]] = {}  # (choice, index) -> [name, [argument pieces]]
         self.error_type = ""  # an event the client raised on (tapped streams: read after the call ended)
+        self.last_clock: int | None = None  # tapped streams: the last event clock read (see EventTap.content_mark)
 
     def _first(self, at_ns: int | None = None) -> None:
         self.seen_first = True
@@ -565,12 +571,18 @@ class _ChatStream:
         if arguments:
             entry[1].append(arguments)
 
-    def take(self, times: list[int], datas: list[str]) -> None:
+    def take(self, times: Sequence[int], datas: list[str]) -> None:
         """Events a tap kept (:class:`_ChatEvents`): each ``data`` parsed as the client parses it, each chunk read
         as :meth:`observe` reads the client's chunk objects, its clock the time to first token when it is the
-        first with content. An event the client raised on (an ``error`` member, JSON it could not parse) ends the
-        reading, as it ended the stream, and is the call's error."""
-        for at, data in zip(times, datas):
+        first with content (the clocks end with the first event sure to have content: an event past them takes
+        the last clock, which only a mark matching where there was no content would ever use). An event the client raised on
+        (an ``error`` member, JSON it could not parse) ends the reading, as it ended the stream, and is the
+        call's error."""
+        clocked = len(times)
+        at = self.last_clock
+        for i, data in enumerate(datas):
+            if i < clocked:
+                at = self.last_clock = times[i]
             if data.startswith("[DONE]"):
                 continue
             try:
@@ -660,6 +672,8 @@ class _ChatEvents(st.EventTap):
 
     __slots__ = ("rec", "totals")
     where = _STREAM_WHERE
+    content_mark = '"content":"'  # OpenAI's chunks as it sends them: '"delta":{"content":"Hi"}'
+    empty_mark = '"content":""'  # the first chunk's empty content ('"delta":{"role":"assistant","content":""')
 
     @classmethod
     def tap(cls, stream: Any, rec: _Recorder) -> bool:
@@ -687,7 +701,7 @@ class _ChatEvents(st.EventTap):
         finally:
             rec.end(error, self.later)  # the call is recorded whatever failed above
 
-    def read(self, times: list[int], datas: list[str]) -> None:
+    def read(self, times: Sequence[int], datas: list[str]) -> None:
         totals = self.totals
         if totals is None:
             totals = self.totals = _ChatStream(self.rec)
