@@ -421,8 +421,9 @@ def test_tool_errors_are_those_of_the_request_as_it_was_sent(rec: Recorded, open
     messages list taken as the call was made: the app appending the reply (and more) to its list meanwhile, as
     apps do, changes nothing."""
     messages = _tool_conversation('{"error": "upstream timeout"}')
-    for stream in (False, True):
-        sent = list(messages)
+    long = [{"role": "user", "content": f"turn {i}"} for i in range(70)] + messages  # read at the call
+    for stream, request in ((False, messages), (True, messages), (False, long)):
+        sent = list(request)
         reply = openai_client.chat.completions.create(model=MODEL, messages=sent, tools=[WEATHER], stream=stream)
         sent += [{"role": "assistant", "content": "Sorry."}, {"role": "user", "content": "Thanks."}]
         if stream:
@@ -1269,6 +1270,19 @@ def test_the_reader_of_dicts_and_models_tells_mappings_from_objects() -> None:
         def get(self, key: str, default: Any = None) -> Any:
             raise AssertionError("an object's get() was called as if it were a Mapping")
 
+    class DictProxy:  # a wrapt-style proxy: isinstance() sees its __class__, the wrapped dict's
+        def __init__(self, wrapped: dict[str, Any]) -> None:
+            self._wrapped = wrapped
+
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:  # noqa: D105
+            return dict
+
+        def get(self, key: str, default: Any = None) -> Any:
+            return self._wrapped.get(key, default)
+
+    assert _streams.get(DictProxy({"prompt_tokens": 5}), "prompt_tokens") == 5
+    assert DictProxy not in _streams._is_mapping  # never cached: its instances answer for themselves
     proxy = types.MappingProxyType({"prompt_tokens": 3})
     for _ in range(2):  # the second time from the cache
         assert _streams.get({"prompt_tokens": 1}, "prompt_tokens") == 1

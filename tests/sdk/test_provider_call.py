@@ -9,6 +9,7 @@ Real ``openai`` and ``anthropic`` clients against the mock server (``tests/mock_
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -129,10 +130,27 @@ def test_calls_take_ids_drawn_ahead_and_draw_their_own_when_none_are_left(openai
     assert len(pool) == ID_POOL_SIZE - 1
     pool.clear()
     drawn = openai_client.chat.completions.create(model=MODEL, messages=user("drawn"))
+    assert pool == []  # none taken, none put back: the call drew its own
     spans = {s.attributes[sc.GEN_AI_RESPONSE_ID]: s for s in finished(exporter)}
     assert (spans[from_pool.id].context.trace_id, spans[from_pool.id].context.span_id) == ahead
     own = spans[drawn.id].context
     assert own.is_valid and (own.trace_id, own.span_id) != ahead and (own.trace_id, own.span_id) not in pool
+
+
+def test_drawing_ids_ahead_leaves_the_apps_random_numbers_alone(openai_client: Any, stop_sdk: None) -> None:
+    """The export thread draws ids ahead from a generator of its own: an app that seeds ``random`` for
+    reproducible runs gets the same numbers with the SDK running as without it."""
+    random.seed(1234)
+    expected = [random.random() for _ in range(5)]
+    random.seed(1234)
+    inferwatch.init(exporter=InMemorySpanExporter(), metric_exporter=NullMetricExporter(), schedule_delay_ms=60_000)
+    pipeline = inferwatch.client.get_pipeline()
+    for _ in range(500):  # the pool is drawn as the export thread starts
+        if pipeline._id_pool:
+            break
+        time.sleep(0.01)
+    assert pipeline._id_pool
+    assert [random.random() for _ in range(5)] == expected
 
 
 def test_sampled_out_calls_are_counted_and_errors_are_kept(openai_client: Any, anthropic_client: Any,

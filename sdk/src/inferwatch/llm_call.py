@@ -248,6 +248,9 @@ def _set_tags(m: InferenceMetrics, tags: Any) -> None:
     m.user_hash = get("user_hash", "")
 
 
+DEFERRED_TOOL_RESULTS = 64  # requests of up to this many messages have their tool results read in the export thread
+
+
 class ProviderCall:
     """One request recorded by a provider integration (``wrap_openai``, ``instrument_anthropic``...): the base of
     their recorders.
@@ -311,10 +314,16 @@ class ProviderCall:
     def count_tool_errors_later(self, count: Callable[[Any], int], items: list[Any] | tuple[Any, ...]) -> None:
         """Add ``count(items)`` to :attr:`failures` when the call's :class:`LlmCall` is made (in the export thread,
         for most calls) rather than now. ``items``, the request's messages, are copied as they are now (an app
-        often appends the reply to its list right after the call; the messages themselves are not copied). Why:
-        reading them costs the caller's thread about 3,500 machine instructions and, on cold caches, ~37 cache
-        misses for a two-message request (callgrind, ``bench/sdk_instructions.py --cold``)."""
-        self._tool_results = (count, tuple(items))
+        often appends the reply to its list right after the call; the messages themselves are not copied, so one
+        the app changes in place before the export is read as changed). Why: reading them costs the caller's
+        thread about 3,500 machine instructions and, on cold caches, ~37 cache misses for a two-message request
+        (callgrind, ``bench/sdk_instructions.py --cold``). A request of more than :data:`DEFERRED_TOOL_RESULTS`
+        messages is read now, as before: copying a long conversation would cost about what reading its end does,
+        and keep all of it alive until the export."""
+        if len(items) > DEFERRED_TOOL_RESULTS:
+            self.failures += count(items)
+        else:
+            self._tool_results = (count, tuple(items))
 
     @property
     def call(self) -> LlmCall:

@@ -689,8 +689,11 @@ class Pipeline:
         self._disk_retry_at = 0.0
         self._disk_backoff_s = 0.0
         self._poster: Any = None
-        # (trace id, span id) pairs drawn ahead by the export thread for ProviderCall (see _refill_ids); a forked
-        # child starts with none, as its random generator is reseeded: it must never reuse its parent's
+        # (trace id, span id) pairs drawn ahead by the export thread for ProviderCall (see _refill_ids), from a
+        # generator of our own (seeded from os.urandom): drawing ahead from the app's global ``random`` would
+        # consume its numbers at times no app can predict, and an app that seeds it for reproducible runs would
+        # lose them. A forked child starts with a new generator and no pairs: it never reuses its parent's.
+        self._id_random = random.Random()
         self._id_pool: list[tuple[int, int]] = []
 
     def _after_fork_in_child(self) -> None:
@@ -869,11 +872,12 @@ class Pipeline:
         Why: the random generator's C code and state are code and data an app's own work never touches, so on
         the caller's thread, between the client's work, two draws cost ~34 cache misses and ~900 instructions
         per call (callgrind, ``bench/sdk_instructions.py --cold``); a list's pop costs next to nothing. Only for
-        the default RandomIdGenerator (the same bits it draws); a custom one is asked on the caller's thread."""
+        the default RandomIdGenerator (random bits, as it draws them, from our own generator); a custom one is
+        asked on the caller's thread."""
         pool = self._id_pool
         missing = ID_POOL_SIZE - len(pool)
         if self._random_ids and missing > ID_POOL_SIZE // 2:
-            draw = random.getrandbits
+            draw = self._id_random.getrandbits
             pool.extend([(draw(128) or draw(128), draw(64) or draw(64)) for _ in range(missing)])
 
     def _drain(self) -> None:

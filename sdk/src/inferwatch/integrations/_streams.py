@@ -91,12 +91,24 @@ RAW_RESPONSE_HEADER = "X-Stainless-Raw-Response"  # set by both SDKs' with_raw_r
 # gevent and eventlet: a sync call gives way to other greenlets during its network I/O, so the flag must be
 # greenlet-local. It is when the app monkey-patches before importing inferwatch (as both libraries ask:
 # ``get_ident`` is then theirs, a greenlet's id); patched later, a call another greenlet makes while one is in
-# flight on the same thread would pass unrecorded. A thread that forked the process is the only one the child
-# has: the set is emptied there.
+# flight on the same thread would pass unrecorded. A forked child has only the thread that forked: the set keeps
+# that one's mark alone.
 _inside: set[int] = set()
 get_ident = _thread.get_ident
+
+
+def _only_this_thread() -> None:
+    """In a forked child: the other threads' marks go (glibc reuses their ids for new threads); a fork made
+    inside a recorded call keeps the forking thread's."""
+    this = get_ident()
+    inside = this in _inside
+    _inside.clear()
+    if inside:
+        _inside.add(this)
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_inside.clear)
+    os.register_at_fork(after_in_child=_only_this_thread)
 
 
 def inactive(kwargs: Mapping[str, Any]) -> bool:
@@ -290,20 +302,23 @@ def get(obj: Any, key: str, default: Any = None) -> Any:
         return obj.get(key, default)
     mapping = _is_mapping.get(kind)
     if mapping is None:
-        mapping = _mapping_type(kind)
+        mapping = _is_a_mapping(obj, kind)
     return obj.get(key, default) if mapping else getattr(obj, key, default)
 
 
 # type -> is it a Mapping? ``isinstance(obj, Mapping)`` asks the ABC machinery every time (its caches of weak
 # references: about 450 machine instructions and, on cold caches, a dozen cache misses per call, 7 calls for an
-# OpenAI usage object on the caller's thread); a provider's models are a handful of types
+# OpenAI usage object on the caller's thread); a provider's models are a handful of types. Not cached: objects
+# whose ``__class__`` is not their type (proxies, which ``isinstance`` sees through), and types past the limit
+# (made on the fly; the dict keeps those it holds alive). A type registered as a Mapping after it was cached
+# keeps its first answer.
 _is_mapping: dict[type, bool] = {}
-_IS_MAPPING_LIMIT = 1024  # beyond this (types made on the fly), asked every time
+_IS_MAPPING_LIMIT = 1024
 
 
-def _mapping_type(kind: type) -> bool:
-    mapping = issubclass(kind, Mapping)
-    if len(_is_mapping) < _IS_MAPPING_LIMIT:
+def _is_a_mapping(obj: Any, kind: type) -> bool:
+    mapping = isinstance(obj, Mapping)
+    if len(_is_mapping) < _IS_MAPPING_LIMIT and getattr(obj, "__class__", None) is kind:
         _is_mapping[kind] = mapping
     return mapping
 
