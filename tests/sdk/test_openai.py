@@ -540,7 +540,6 @@ def test_a_long_stream_is_read_in_folds_of_bounded_size(rec: Recorded, openai_cl
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ``FOLD_AT`` kept events the tap reads them on the app's thread and forgets them: memory stays
     bounded, and the call records what it records in one piece (TTFT included)."""
-    from inferwatch.integrations import _streams
 
     text = "long [tokens:40] [slow-first-token:30]"
     _, whole = _stream_attributes(rec, openai_client, text, stream_options={"include_usage": True})
@@ -727,7 +726,6 @@ def test_an_event_tap_ends_its_call_once_at_the_first_end() -> None:
     own again afterwards; a close through the hook ends it first; an error from the decoder is the call's."""
     from types import SimpleNamespace
 
-    from inferwatch.integrations import _streams
 
     class Decoder:
         def iter_bytes(self, chunks: Iterator[bytes]) -> Iterator[Any]:

@@ -575,9 +575,9 @@ class _ChatStream:
         """Events a tap kept (:class:`_ChatEvents`): each ``data`` parsed as the client parses it, each chunk read
         as :meth:`observe` reads the client's chunk objects, its clock the time to first token when it is the
         first with content (the clocks end with the first event sure to have content: an event past them takes
-        the last clock, which only a mark matching where there was no content would ever use). An event the client raised on
-        (an ``error`` member, JSON it could not parse) ends the reading, as it ended the stream, and is the
-        call's error."""
+        the last clock, which only a mark matching where there was no content would ever use). An event the
+        client raised on (an ``error`` member, JSON it could not parse) ends the reading, as it ended the stream,
+        and is the call's error."""
         clocked = len(times)
         at = self.last_clock
         for i, data in enumerate(datas):
