@@ -10,10 +10,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import re
 import sys
 import threading
+import time
 import types
-from collections.abc import Iterator
+from types import SimpleNamespace
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -153,11 +156,13 @@ def test_chat_stream_with_usage_marks_ttft(rec: Recorded, openai_client: Any, mo
     a = rec.one()
     check_common(a, streamed=True)
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
-    # the tap keeps clocks up to the first event with content (the role's, the first text's), and that one's
-    # clock is the time to first token
+    # the tap keeps every chunk of bytes with its clock; the clock of the chunk that brought the first text is
+    # the time to first token
     assert isinstance(tap, _openai_integration._ChatEvents)
-    assert len(tap.times) == 2 and len(tap.datas) == len(chunks) + 1  # and "[DONE]"
-    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] == pytest.approx((tap.times[1] - a["_span"].start_time) / 1e9)
+    assert b"".join(chunk for chunk, _ in tap.kept).count(b"\n\n") == len(chunks) + 1  # and "[DONE]"
+    first_text = next(clock for chunk, clock in tap.kept if re.search(rb'"content":"[^"]', chunk))
+    assert a[sc.FIRST_TOKEN_TIME_UNIX_NANO] == first_text
+    assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] == pytest.approx((first_text - a["_span"].start_time) / 1e9)
     assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
     assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 24
     assert a[sc.RESPONSE_CHARS] == len(received) == 96
@@ -528,7 +533,7 @@ def test_tapped_and_proxied_chat_streams_record_the_same(rec: Recorded, openai_c
     options = {"stream_options": {"include_usage": True}, "tools": [WEATHER]}
     kind, tapped = _stream_attributes(rec, openai_client, text, **options)
     assert kind == "tap"
-    monkeypatch.setattr(iw_openai, "_tappable", frozenset())
+    monkeypatch.setattr(iw_openai, "_tappable", {})
     kind, proxied = _stream_attributes(rec, openai_client, text, **options)
     assert kind == "StreamProxy"
     assert tapped == proxied
@@ -538,10 +543,10 @@ def test_tapped_and_proxied_chat_streams_record_the_same(rec: Recorded, openai_c
 
 def test_a_long_stream_is_read_in_folds_of_bounded_size(rec: Recorded, openai_client: Any,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past ``FOLD_AT`` kept events the tap reads them on the app's thread and forgets them: memory stays
+    """Past ``FOLD_AT`` kept chunks the tap reads them on the app's thread and forgets them: memory stays
     bounded, and the call records what it records in one piece (TTFT included)."""
 
-    text = "long [tokens:40] [slow-first-token:30]"
+    text = "long [tokens:40] [slow-first-token:30] [token-delay:2]"  # about an event per chunk
     _, whole = _stream_attributes(rec, openai_client, text, stream_options={"include_usage": True})
     monkeypatch.setattr(_streams, "FOLD_AT", 3)
     stream = openai_client.chat.completions.create(model=MODEL, messages=user(text), stream=True,
@@ -549,9 +554,10 @@ def test_a_long_stream_is_read_in_folds_of_bounded_size(rec: Recorded, openai_cl
     tap = stream._decoder
     kept = []
     for _ in stream:
-        kept.append(len(tap.datas))
+        kept.append(len(tap.kept))
     a = rec.one()
-    assert len(kept) > 40 and max(kept) == 2 and kept.count(0) >= 13  # folded at every third event
+    folds = sum(later < earlier for earlier, later in zip(kept, kept[1:]))
+    assert len(kept) > 40 and max(kept) <= 3 and folds >= 5
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.03
     assert {k: v for k, v in a.items() if k not in _VOLATILE_ATTRIBUTES and k != "_span"} == whole
     assert whole[sc.RESPONSE_CHARS] == 160 and whole[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 40
@@ -655,6 +661,71 @@ def test_transport_errors_are_named_as_openai_names_them(monkeypatch: pytest.Mon
     assert _as_client_error(already) is already
 
 
+def _canned_client(chunks: list[bytes]) -> Any:
+    """A client whose stream delivers exactly these chunks of bytes (httpx2, openai's own HTTP library)."""
+    import httpx2
+
+    class Body(httpx2.SyncByteStream):
+        def __iter__(self) -> Iterator[bytes]:
+            yield from chunks
+
+    def handler(request: Any) -> Any:
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, stream=Body())
+
+    return openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key=MOCK_API_KEY, max_retries=0,
+                         http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+
+
+def test_the_apps_own_exception_leaving_with_is_not_the_streams_error(rec: Recorded, openai_client: Any) -> None:
+    """``Stream.__exit__`` closes the response while the app's exception is on its way out: the call ends there,
+    as a success (the stream itself did not fail)."""
+    with pytest.raises(KeyError):
+        with openai_client.chat.completions.create(model=MODEL, messages=user("hi [tokens:10]"),
+                                                   stream=True) as stream:
+            assert type(stream._decoder).__name__ == "_ChatEvents"
+            for _ in stream:
+                raise KeyError("the app's own")
+    a = rec.one()
+    assert sc.ERROR_TYPE not in a and a["_span"].status.status_code is not StatusCode.ERROR
+
+
+def test_a_stream_closed_part_read_records_what_had_arrived(rec: Recorded) -> None:
+    """The tap keeps what the response delivered: here the whole stream came in one chunk, and the app read two
+    chunks of it and closed the stream. The call records the provider's whole answer."""
+    stream = _canned_client([b"".join(_BROKEN_EVENTS) + b"data: [DONE]\n\n"]).chat.completions.create(
+        model=MODEL, messages=user("hi"), stream=True)
+    assert type(stream._decoder).__name__ == "_ChatEvents"
+    assert [chunk.choices[0].delta.content for chunk in (next(stream), next(stream))] == ["", "Hel"]
+    stream.close()
+    a = rec.one()
+    assert a[sc.RESPONSE_CHARS] == 6 and sc.ERROR_TYPE not in a
+
+
+def test_bytes_the_client_cannot_decode_are_the_calls_error(rec: Recorded) -> None:
+    """A line that is not UTF-8: the client's decoder raises ``UnicodeDecodeError`` into the app, and the call
+    records it, with the text that came before it."""
+    client = _canned_client([_BROKEN_EVENTS[0], _BROKEN_EVENTS[1], b"data: \xff\n\n"])
+    seen = []
+    with pytest.raises(UnicodeDecodeError):
+        for chunk in client.chat.completions.create(model=MODEL, messages=user("hi"), stream=True):
+            seen.append(chunk)
+    a = rec.one()
+    assert len(seen) == 2 and a[sc.ERROR_TYPE] == "UnicodeDecodeError" and a[sc.RESPONSE_CHARS] == 3
+
+
+def test_a_stream_dropped_part_read_ends_its_call_though_its_response_is_kept(rec: Recorded,
+                                                                             openai_client: Any) -> None:
+    """The tap holds nothing that keeps the stream alive: dropping it (the app keeping only its response)
+    closes it, and that ends the call."""
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("hi [tokens:10]"), stream=True)
+    next(stream)
+    response = stream.response
+    del stream
+    gc.collect()
+    a = rec.one()
+    assert response.is_closed and a[sc.STREAMED] is True and sc.ERROR_TYPE not in a
+
+
 def test_a_close_taken_before_the_stream_ended_still_closes_it(rec: Recorded, openai_client: Any) -> None:
     """The app may take the response's ``close`` while the tap's hook is in place and call it after the call
     ended (an ``ExitStack`` callback): it closes the response, as without the SDK, and records nothing more."""
@@ -720,85 +791,167 @@ def test_an_async_tapped_stream_closed_early_ends_at_the_close(rec: Recorded, mo
     assert decoder.__name__ == "_ChatEvents" and seen == 3
 
 
-def test_an_event_tap_ends_its_call_once_at_the_first_end() -> None:
-    """The tap alone, on a decoder and response of the same shape: read to the end without a close (a client
-    that does not close the response itself) ends the call; the response's close, hooked until then, is its
-    own again afterwards; a close through the hook ends it first; an error from the decoder is the call's."""
-    from types import SimpleNamespace
+class _Decoder:
+    """A decoder of the client's shape: an event per chunk of bytes."""
+
+    def iter_bytes(self, chunks: Iterator[bytes]) -> Iterator[Any]:
+        for chunk in chunks:
+            yield SimpleNamespace(data=chunk.decode())
 
 
-    class Decoder:
-        def iter_bytes(self, chunks: Iterator[bytes]) -> Iterator[Any]:
-            for chunk in chunks:
-                if chunk == b"!":
-                    raise ConnectionError("cut")
-                yield SimpleNamespace(data=chunk.decode())
+class _Response:
+    def __init__(self) -> None:
+        self.closes = 0
 
-    class Response:
-        def __init__(self) -> None:
-            self.closes = 0
+    def close(self) -> None:
+        self.closes += 1
 
-        def close(self) -> None:
-            self.closes += 1
 
-    class Tap(_streams.EventTap):
-        __slots__ = ("ends",)
+class _Tap(_streams.EventTap):
+    __slots__ = ("ends", "reads")
 
-        def ended(self, error: BaseException | None) -> None:
-            self.ends.append(error)
+    def ended(self, error: BaseException | None) -> None:
+        self.ends.append(error)
 
-        def read(self, times: list[int], datas: list[str]) -> None:
-            pass
+    def read(self, chunks: Sequence[tuple[bytes, int]]) -> None:
+        self.reads.append([chunk for chunk, _ in chunks])
 
-    def tap(response: Response) -> Tap:
-        made = Tap(Decoder(), response, False)
-        made.ends = []
-        return made
 
-    response = Response()
-    read_through = tap(response)
-    assert [e.data for e in read_through.iter_bytes(iter([b"a", b"b"]))] == ["a", "b"]
-    assert read_through.ends == [None] and read_through.datas == ["a", "b"] and "close" not in vars(response)
+def _tapped_stream(chunks: Iterator[bytes]) -> tuple[_Tap, _Response, Iterator[Any]]:
+    """A tap on a stream of openai's shape: its generator reads the events through the decoder and closes the
+    response in a ``finally``, whatever ended it."""
+    response = _Response()
+
+    def stream() -> Iterator[Any]:
+        try:
+            yield from tap.iter_bytes(chunks)
+        finally:
+            response.close()
+
+    generator = stream()
+    tap = _Tap(_Decoder(), response, stream.__code__, False)
+    tap.ends, tap.reads = [], []
+    return tap, response, generator
+
+
+def test_an_event_tap_keeps_the_chunks_and_ends_its_call_at_the_streams_close() -> None:
+    """The tap alone, on a stream, decoder and response of openai's shape: each chunk kept with its clock, in
+    order; the call ended once, by the stream's own close, and the response's close its own again after."""
+    tap, response, stream = _tapped_stream(iter([b"a", b"b"]))
+    assert [event.data for event in stream] == ["a", "b"]
+    assert tap.ends == [None] and response.closes == 1 and "close" not in vars(response)
+    assert [chunk for chunk, _ in tap.kept] == [b"a", b"b"] and tap.count == 2
+    assert tap.kept[0][1] <= tap.kept[1][1] <= time.time_ns()
     response.close()
-    assert read_through.ends == [None] and response.closes == 1
+    assert tap.ends == [None] and response.closes == 2
 
-    response = Response()
-    closed = tap(response)
-    events = closed.iter_bytes(iter([b"a", b"b"]))
-    next(events)
-    response.close()  # the hook: the response closed, then the call ended
-    assert closed.ends == [None] and response.closes == 1
-    list(events)
-    assert closed.ends == [None]
 
-    failed = tap(Response())
+def test_an_event_tap_ends_as_the_app_closes_the_stream() -> None:
+    """The app's close, or its own exception leaving a ``with`` (a close from outside the stream's generator):
+    the call ends, as a success; the generator's later close changes nothing."""
+    tap, response, stream = _tapped_stream(iter([b"a", b"b", b"c"]))
+    next(stream)
+    with pytest.raises(KeyError):
+        try:
+            raise KeyError("the app's own")
+        finally:
+            response.close()  # as Stream.__exit__ does
+    assert tap.ends == [None] and response.closes == 1
+    stream.close()  # GeneratorExit: the generator closes the response again
+    assert tap.ends == [None] and response.closes == 2 and tap.count == 1
+
+    tap, response, stream = _tapped_stream(iter([b"a", b"b"]))
+    next(stream)
+    del stream  # dropped part-read: GeneratorExit closes the response
+    gc.collect()
+    assert tap.ends == [None] and response.closes == 1
+
+
+def test_an_event_tap_ends_with_the_error_the_streams_generator_raises() -> None:
+    """An error out of the response's bytes: the HTTP library's own close, made from inside the byte iterator,
+    does not end the call; the stream's close, as the error leaves its generator, ends it with the error."""
+    responses: list[_Response] = []
+
+    def chunks() -> Iterator[bytes]:
+        try:
+            yield b"a"
+            raise ConnectionError("cut")
+        finally:
+            responses[0].close()  # httpx2's iter_raw does this
+
+    tap, response, stream = _tapped_stream(chunks())
+    responses.append(response)
+    seen = []
     with pytest.raises(ConnectionError):
-        list(failed.iter_bytes(iter([b"a", b"!"])))
-    assert [type(e) for e in failed.ends] == [ConnectionError] and failed.datas == ["a"]
+        for event in stream:
+            seen.append(event.data)
+    assert seen == ["a"] and response.closes == 2
+    assert [type(e) for e in tap.ends] == [ConnectionError] and [c for c, _ in tap.kept] == [b"a"]
+
+
+def test_an_event_tap_reads_in_folds_on_a_long_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_streams, "FOLD_AT", 2)
+    tap, response, stream = _tapped_stream(iter([b"a", b"b", b"c", b"d", b"e"]))
+    assert [event.data for event in stream] == ["a", "b", "c", "d", "e"]
+    assert tap.reads == [[b"a", b"b"], [b"c", b"d"]] and [c for c, _ in tap.kept] == [b"e"] and tap.count == 1
+    assert tap.ends == [None]
+
+
+def test_an_event_tap_leaves_the_responses_attributes_where_they_were() -> None:
+    """Asking whether the close can be hooked, hooking it and unhooking it never read the response's
+    ``__dict__`` (which would give it a dict of its own for the rest of its life, slower for the client to read
+    from); a response with a ``close`` of its own is not hooked."""
+    import httpx2
+
+    class Watched(httpx2.Response):
+        def __getattribute__(self, name: str) -> Any:
+            assert name != "__dict__", "the tap read the response's __dict__"
+            return super().__getattribute__(name)
+
+    response = Watched(200, content=b"data: x\n\n")
+    assert _streams.EventTap.can_hook(response, False) and _streams.EventTap.can_hook(response, True)
+    tap = _Tap(_Decoder(), response, None, False)
+    tap.ends, tap.reads = [], []
+    assert response.close == tap.close
+    response.close()
+    assert tap.ends == [None] and response.is_closed and response.close.__func__ is httpx2.Response.close
+    other = httpx2.Response(200)
+    other.close = lambda: None  # type: ignore[method-assign]
+    assert not _streams.EventTap.can_hook(other, False)
 
 
 def test_leading_id_reads_only_a_plain_first_member() -> None:
     from inferwatch.integrations.openai import _leading_id
 
-    assert _leading_id('{"id":"chatcmpl-1","object":"chat.completion.chunk"}') == "chatcmpl-1"
-    assert _leading_id('{"id" : "chatcmpl-2", "choices": []}') == "chatcmpl-2"
-    assert _leading_id('{"object":"chat.completion.chunk","id":"chatcmpl-3"}') is None  # not first
-    assert _leading_id('{"id":null,"x":"y"}') is None
-    assert _leading_id('{"id":"a\\"b"}') is None  # escaped: left to the export thread's parse
-    assert _leading_id('{"id":""}') is None and _leading_id("[DONE]") is None
+    assert _leading_id(b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk"}\n\n') == "chatcmpl-1"
+    assert _leading_id(b'data: {"object":"chat.completion.chunk","id":"chatcmpl-3"}\n\n') is None  # not first
+    assert _leading_id(b'data:{"id" : "chatcmpl-2", "choices": []}\n\n') is None  # spaced otherwise than OpenAI
+    assert _leading_id(b'data: {"id":null,"x":"y"}') is None
+    assert _leading_id(b'data: {"id":"a\\"b"}') is None  # escaped: left to the export thread's parse
+    assert _leading_id(b'data: {"id":"chatcmpl-cut') is None  # the rest in the next chunk
+    assert _leading_id(b': keep-alive\n\ndata: {"id":"x"}\n\n') is None  # not the chunk's first line
+    assert _leading_id(b'data: {"id":""}') is None and _leading_id(b"data: [DONE]") is None
+    assert _leading_id('data: {"id":"caf\u00e9"}'.encode()) is None
 
 
 def test_only_stream_classes_that_read_their_decoder_are_tapped() -> None:
     """An openai release whose stream reads its events some other way gets the stream proxy."""
     from inferwatch.integrations.openai import _reads_decoder, _stream_classes
 
-    assert _stream_classes() == {openai.Stream, openai.AsyncStream}
+    assert _stream_classes() == {openai.Stream: openai.Stream.__stream__.__code__,
+                                 openai.AsyncStream: openai.AsyncStream.__stream__.__code__}
 
     class Other:
         def _iter_events(self) -> Any:
             return iter(self.response.iter_lines())  # type: ignore[attr-defined]
 
+    class NoClose(openai.Stream):  # type: ignore[type-arg]
+        def __stream__(self) -> Any:  # reads its events as openai's do, but leaves the response open
+            yield from self._iter_events()
+
     assert not _reads_decoder(Other, "iter_bytes") and _reads_decoder(openai.Stream, "iter_bytes")
+    assert not _reads_decoder(NoClose, "iter_bytes")
+    assert _reads_decoder(openai.AsyncStream, "aiter_bytes", "aclose")
 
 
 # --- the stream proxy ------------------------------------------------------------------------------------------
@@ -908,7 +1061,7 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, o
     proxy path (capture on, the Responses API, Anthropic; here: no stream class to tap)."""
     from inferwatch.integrations import openai as iw_openai
 
-    monkeypatch.setattr(iw_openai, "_tappable", frozenset())
+    monkeypatch.setattr(iw_openai, "_tappable", {})
 
     real_observe = iw_openai._ChatStream.observe
     calls = {"n": 0}

@@ -22,9 +22,10 @@ goes on untouched.
 
 Event taps
 ----------
-Where the provider's own stream can be left to the app, an :class:`EventTap` replaces only its event decoder: the
-app's thread keeps each server-sent event's data string and clock, and the provider's subclass reads them in the
-export thread when the call is recorded (OpenAI Chat Completions streams with capture off; see the class).
+Where the provider's own stream can be left to the app, an :class:`EventTap` stands in for its event decoder: the
+real decoder reads the response's bytes through a generator that keeps each chunk and the clock of its arrival,
+and the provider's subclass reads the events from them (:mod:`._sse`) in the export thread when the
+call is recorded (OpenAI Chat Completions streams with capture off; see the class).
 
 Patching
 --------
@@ -640,177 +641,191 @@ class AsyncStreamProxy(_ProxyBase):
 
 # --- event taps --------------------------------------------------------------------------------------------------
 _time_ns = time.time_ns
-FOLD_AT = 1024  # events kept per tapped stream before they are read on the app's thread (a bound on memory)
+_exception = getattr(sys, "exception", None) or (lambda: sys.exc_info()[1])  # sys.exception: Python 3.11+
+FOLD_AT = 1024  # chunks kept per tapped stream before they are read on the app's thread (a bound on memory)
+
+
+def _called_inside(generator: Any, frame: types.FrameType | None) -> bool:
+    """``frame`` (the code asking) runs inside ``generator`` (or async generator): its frame is one of the callers,
+    up to a few levels. Asked through the frames rather than ``gi_running``/``ag_running``: an async generator
+    reads as running while it awaits, also when that await is in another task (the event loop closing an
+    abandoned stream's generators one task each)."""
+    target = getattr(generator, "gi_frame", None) or getattr(generator, "ag_frame", None)
+    if target is None:
+        return False
+    for _ in range(_CALLER_DEPTH):
+        if frame is None:
+            return False
+        if frame is target:
+            return True
+        frame = frame.f_back
+    return False
+
+
+_CALLER_DEPTH = 8  # httpx2 closes the response two levels inside its iter_bytes (iter_raw's finally, the close)
 
 
 class EventTap:
     """Stands in for the server-sent-event decoder of a Stainless-made client's stream (``openai.Stream``'s
-    ``_decoder``): the stream itself is handed to the app untouched, and each event the real decoder yields is
-    kept, as its ``data`` string and (up to the first event with content, see :attr:`content_mark`) the clock
-    when it was received, on its way to the stream's own parsing.
+    ``_decoder``): the stream itself is handed to the app untouched, and the real decoder reads the response's
+    bytes through the tap, which keeps each chunk with the clock of its arrival. The subclass reads the events
+    from them (:mod:`._sse`) in the export thread (:meth:`read`) when the call is recorded.
 
-    Why not a :class:`StreamProxy` with an observer: the observer reads every chunk object on the app's thread,
-    in between the client's own work on it. Here the app's thread keeps one string and one clock per event,
-    strings the client made anyway and which the garbage collector does not track, and the subclass reads them in
-    the export thread (:meth:`read`) when the call is recorded. Counted with callgrind on bench/sdk_overhead.py's
-    11-chunk stream and the real client: 72,700-88,200 instructions added per call against the proxy's
-    124,200; timed, paired against the bare client in one process: 90.7 µs against 101.9 (bench/README.md). The first
-    content event's clock is its time to first token: taken as the decoder yields the event, a few µs before the
-    client has built its chunk object (the observer's clock comes after).
+    Why the bytes and not the events: on the app's thread the SDK then runs once per chunk the network delivered
+    (a generator step, an append and a clock), however many events the chunk holds, and never reads an event.
+    Timed on bench/sdk_overhead.py's 11-event stream (one chunk), paired against the same calls with the SDK's
+    stream handling left out, in one process: the per-event tap this replaces cost 35-50 µs per call above that
+    floor, this one about 24 (bench/README.md, eighth session). The first content event's time to first token is
+    the clock of the chunk that completed it.
+
+    What is recorded is what the provider sent, as far as it was received: a stream the app closes part-read
+    records the events of the chunks that had arrived, also those the client had not handed to the app yet.
 
     The call ends (:meth:`ended`, once) when the stream's HTTP response is closed (its ``close``/``aclose``,
-    hooked on the response object): the client does that when the stream is exhausted, raises (an ``error``
-    event), is closed by the app (``close()``, leaving ``with``) or is dropped part-read. Also when the decoder
-    is read to its end, when an exception comes out of it (a transport error: the call's error), or when the
-    tap is collected with the stream never read. A close made from inside the real decoder's read is the HTTP
-    library's own (httpx2 closes the response in a ``finally`` as a read fails or ends): the read's outcome ends
-    the call then, not the close. The hook is removed as the call ends; until then the response and the tap
-    refer to each other, which only the garbage collector frees for a stream dropped unread. A response that
-    already has a ``close``/``aclose`` of its own (an instance attribute) is not tapped (:meth:`can_hook`).
+    hooked on the response object; the hook is removed as the call ends): the client does that in a ``finally``
+    of its stream's generator when the stream is exhausted, raises or is closed, and the app by ``close()`` or
+    leaving ``with``. A close made by the stream's own generator while an exception is on its way out of it (a
+    transport error, as openai's stream has turned it into its own type; an error event; a chunk it could not
+    parse) ends the call with that exception; ``GeneratorExit`` (the stream closed or collected part-read) and an
+    exception of the app's (a close from ``with``, outside the stream's generator) end it as a success. A close
+    made from inside the response's own byte iterator is the HTTP library's (httpx2 closes the response in a
+    ``finally`` as a read fails or ends): the stream's close follows it, and that one ends the call. Also when the
+    tap is collected with the stream never read. Until the call ends the response and the tap refer to each
+    other, which only the garbage collector frees for a stream dropped unread. A response that already has a
+    ``close``/``aclose`` of its own (an instance attribute) is not tapped (:meth:`can_hook`).
 
-    Memory: at most :data:`FOLD_AT` events are kept; a longer stream has them read (:meth:`read`) on the app's
-    thread then, about once per ten seconds of a typical stream, and goes on."""
+    Memory: at most :data:`FOLD_AT` chunks are kept; a longer stream has them read (:meth:`read`) on the app's
+    thread then, and goes on."""
 
-    __slots__ = ("datas", "decoder", "done", "reading", "response", "times")
+    __slots__ = ("closer", "count", "decoder", "done", "hooked", "kept", "response", "source")
     where = "stream.tap"  # internal errors are counted under this name (subclasses: their provider's)
-    # Clocks are kept until the first event whose data holds ``content_mark`` and not ``empty_mark`` (the first
-    # event sure to carry content: its clock is the time to first token); the events after it have none
-    # (``times`` is then shorter than ``datas``). A mark found where it is not content would stop the clocks
-    # early, so a mark must only match the provider's content field; one that misses (other spacing, a stream
-    # starting with a tool call) only keeps clocks longer. None: a clock for every event. Why: a clock per event
-    # is an int object, its list slot and a visit of each young garbage collection while the call is in flight,
-    # for 10 of the bench's 11 events (bench/README.md, seventh session).
-    content_mark: str | None = None
-    empty_mark: str | None = None
 
-    def __init__(self, decoder: Any, response: Any, is_async: bool) -> None:
+    def __init__(self, decoder: Any, response: Any, closer: types.CodeType | None, is_async: bool) -> None:
+        """``closer``: the code of the stream's own generator (openai's ``Stream.__stream__``), whose close of the
+        response, with an exception on its way out, ends the call with that exception."""
         self.done = True  # until hooked: a tap half made is never ended by __del__
         self.decoder = decoder
-        self.times: list[int] = []
-        self.datas: list[str] = []
-        self.reading = False  # inside the real decoder: a close from there is not the stream's end
+        self.kept: list[tuple[bytes, int]] = []  # (chunk, clock), in order of arrival
+        self.count = 0  # chunks kept when the call ended: the ones read for it
+        self.source: Any = None  # the response's byte iterator, once the decoder reads it
+        self.closer = closer
         self.response = response
-        if is_async:
-            response.aclose = self.aclose
-        else:
-            response.close = self.close
+        self.hooked = "aclose" if is_async else "close"
+        setattr(response, self.hooked, self.aclose if is_async else self.close)
         self.done = False
 
     @staticmethod
-    def can_hook(response: Any) -> bool:
-        """The response's ``close``/``aclose`` are its class's (nothing of anyone else's would be replaced)."""
-        fields = getattr(response, "__dict__", None)
-        return fields is not None and "close" not in fields and "aclose" not in fields
+    def can_hook(response: Any, is_async: bool) -> bool:
+        """The response's ``close`` (``aclose``) is its class's: nothing of anyone else's would be replaced. Asked
+        without reading the response's ``__dict__``, which would turn its attributes into a dict of their own for
+        the rest of its life (slower to read for the client, a counted difference)."""
+        name = "aclose" if is_async else "close"
+        own = getattr(type(response), name, None)
+        return own is not None and getattr(getattr(response, name, None), "__func__", None) is own
 
     def ended(self, error: BaseException | None) -> None:
         """The stream ended (once): record it."""
         raise NotImplementedError
 
-    def read(self, times: Sequence[int], datas: list[str]) -> None:
-        """Take in these events (the kept ones, in order), in the export thread or on a :data:`FOLD_AT` fold:
-        ``times[i]`` is the clock of ``datas[i]`` while there are clocks (see :attr:`content_mark`)."""
+    def read(self, chunks: Sequence[tuple[bytes, int]]) -> None:
+        """Take in these chunks (the kept ones, in order: (bytes, clock)), in the export thread or on a
+        :data:`FOLD_AT` fold."""
         raise NotImplementedError
 
     def _end(self, error: BaseException | None) -> None:
         if self.done:
             return
         self.done = True
+        self.count = len(self.kept)
+        self.source = None
         try:
-            fields = self.response.__dict__  # unhook: the response's own close from now on, and no cycle left
-            fields.pop("close", None)
-            fields.pop("aclose", None)
+            try:
+                delattr(self.response, self.hooked)  # the response's own close from now on, and no cycle left
+            except AttributeError:  # removed by someone else meanwhile
+                pass
             self.ended(error)
         except Exception as exc:  # noqa: BLE001 - never disturb the app's stream
             _guard.record_internal_error(self.where, exc)
 
     def _fold(self) -> None:
-        """Read the kept events now and forget them (a long stream: bounded memory); guarded. The lists are
-        emptied in place: the reading loop holds them."""
-        times, datas = self.times[:], self.datas[:]
-        del self.times[:], self.datas[:]
+        """Read the kept chunks now and forget them (a long stream: bounded memory); guarded. The list is
+        emptied in place: the iterators keeping chunks append to it."""
+        chunks = self.kept[:]
+        del self.kept[:]
         try:
-            self.read(times, datas)
+            self.read(chunks)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(self.where, exc)
 
     # --- the response's close, hooked ---
-    # A close made while the tap is reading from the real decoder comes from the HTTP library itself (httpx2's
-    # iter_raw closes the response in a ``finally``, on an error too): the read then ends the call, with the error
-    # if there is one. Any other close (the client's at the stream's end, the app's) ends it here.
+    # A close with no exception on its way ends the call as a success, whoever makes it: the common case costs one
+    # question, asked in the close itself. With one on its way, :meth:`_judge` tells whose it is.
+    def _judge(self) -> tuple[bool, BaseException | None]:
+        """(whether this close ends the call, with which error), for a close made while an exception is on its
+        way, asked as the close begins (see the class): the caller's frame tells the stream's own generator (its
+        error is the call's), the HTTP library inside the response's byte iterator (the stream's close follows)
+        and the app (its error is not the stream's). Why the caller's code and not a reference to the stream's
+        generator: that would keep the generator alive as long as the response is, and a stream the app drops
+        part-read (keeping its response) would then never be closed."""
+        error = _exception()
+        if self.done or error is None:
+            return not self.done, None
+        caller = sys._getframe(2)  # this <- close / aclose <- the caller
+        if caller.f_code is self.closer:
+            return True, None if isinstance(error, GeneratorExit) else error
+        return not _called_inside(self.source, caller), None
+
     def close(self) -> Any:
+        ends, error = (not self.done, None) if _exception() is None else self._judge()
         response = self.response
         try:
             return type(response).close(response)
         finally:
-            if not self.reading:
-                self._end(None)
+            if ends:
+                self._end(error)
 
     async def aclose(self) -> Any:
+        # asked before the first await: the awaiter's frame is still the caller
+        ends, error = (not self.done, None) if _exception() is None else self._judge()
         response = self.response
         try:
             return await type(response).aclose(response)
         finally:
-            if not self.reading:
-                self._end(None)
+            if ends:
+                self._end(error)
 
     # --- the decoder ---
+    # A Python generator per chunk, not iterators of C code (zip with a clock, filterfalse with the list's append):
+    # fewer instructions, but timed against the same calls without any keeping, one process, the C iterators
+    # added about 20 µs per call on bench/sdk_overhead.py's stream and this generator none that the bench could
+    # resolve: their constructors and generic argument parsing are C code the app's thread runs nowhere else,
+    # cold in the caches at every call, where the generator runs in the interpreter loop the client keeps hot
+    # (bench/README.md, eighth session).
     def iter_bytes(self, iterator: Iterator[bytes]) -> Iterator[Any]:
-        """The decoder's ``iter_bytes``, keeping each event's data and clock."""
-        times, datas, clock = self.times, self.datas, _time_ns
-        content, empty = self.content_mark, self.empty_mark
-        clocking = True
-        try:
-            self.reading = True
-            for sse in self.decoder.iter_bytes(iterator):
-                self.reading = False
-                if not self.done:  # events read after the call ended (closed mid-chunk) are not kept
-                    data = sse.data
-                    if clocking:  # until the first event sure to have content (see content_mark)
-                        times.append(clock())
-                        if content is not None and content in data and empty not in data:
-                            clocking = False
-                    datas.append(data)
-                    if len(datas) >= FOLD_AT:
-                        self._fold()
-                yield sse
-                self.reading = True
-        except GeneratorExit:
-            raise
-        except BaseException as exc:
-            self.reading = False
-            self._end(exc)
-            raise
-        self.reading = False
-        self._end(None)  # read to the end (a client that does not close the response itself)
+        """The real decoder's ``iter_bytes``, reading ``iterator``'s chunks through :meth:`_keep`."""
+        self.source = iterator
+        return self.decoder.iter_bytes(self._keep(iterator))
 
-    async def aiter_bytes(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[Any]:
+    def _keep(self, iterator: Iterator[bytes]) -> Iterator[bytes]:
+        kept, clock = self.kept, _time_ns
+        for chunk in iterator:
+            kept.append((chunk, clock()))
+            if len(kept) >= FOLD_AT and not self.done:  # after the end (an app reading on): kept, never read
+                self._fold()
+            yield chunk
+
+    def aiter_bytes(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[Any]:
         """:meth:`iter_bytes` for the async decoder."""
-        times, datas, clock = self.times, self.datas, _time_ns
-        content, empty = self.content_mark, self.empty_mark
-        clocking = True
-        try:
-            self.reading = True
-            async for sse in self.decoder.aiter_bytes(iterator):
-                self.reading = False
-                if not self.done:  # events read after the call ended (closed mid-chunk) are not kept
-                    data = sse.data
-                    if clocking:  # until the first event sure to have content (see content_mark)
-                        times.append(clock())
-                        if content is not None and content in data and empty not in data:
-                            clocking = False
-                    datas.append(data)
-                    if len(datas) >= FOLD_AT:
-                        self._fold()
-                yield sse
-                self.reading = True
-        except GeneratorExit:
-            raise
-        except BaseException as exc:
-            self.reading = False
-            self._end(exc)
-            raise
-        self.reading = False
-        self._end(None)  # read to the end (a client that does not close the response itself)
+        self.source = iterator
+        return self.decoder.aiter_bytes(self._akeep(iterator))
+
+    async def _akeep(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        kept, clock = self.kept, _time_ns
+        async for chunk in iterator:
+            kept.append((chunk, clock()))
+            if len(kept) >= FOLD_AT and not self.done:
+                self._fold()
+            yield chunk
 
     def __del__(self) -> None:
         """Collected unfinished: a stream the app dropped without reading (not at interpreter exit)."""

@@ -21,10 +21,11 @@ added to the request: ``stream_options.include_usage`` is *not* injected (it wou
 Streams: TTFT is marked at the first chunk carrying content (text, refusal, tool-call or reasoning delta; not the
 role-only first chunk), and the call ends when the stream is exhausted, closed or garbage-collected; an exception
 from the stream is recorded and re-raised as is. A Chat Completions stream with capture off (the default) comes
-back as the client's own ``openai.Stream``, its event decoder tapped (:class:`_ChatEvents`): its events are read in
-the export thread. Any other stream (capture on, where the text is taken before the call ends; the Responses API;
-a call sampled out; a stream object not made by openai's client) comes back as a proxy
-(``inferwatch.integrations._streams``) whose observer reads each chunk as the app receives it.
+back as the client's own ``openai.Stream``, its event decoder tapped (:class:`_ChatEvents`): the bytes its response
+delivers are kept on the way, and read into events in the export thread. Any other stream (capture on, where the
+text is taken before the call ends; the Responses API; a call sampled out; a stream object not made by openai's
+client) comes back as a proxy (``inferwatch.integrations._streams``) whose observer reads each chunk as the app
+receives it.
 
 Mapping: operation ``chat`` (both APIs); provider ``openai`` (``azure.ai.openai`` for Azure clients); finish
 reason: Chat Completions' own (first choice); Responses: ``stop`` or ``tool_calls`` when completed, the
@@ -58,6 +59,7 @@ from .. import _guard, budget
 from .. import client as iw_client
 from ..llm_call import ProviderCall
 from . import DidNotEnable, uninstrument
+from . import _sse as sse
 from . import _streams as st
 from ._streams import _inside, get_ident
 
@@ -84,7 +86,8 @@ _CLIENT_PATHS: tuple[tuple[str, tuple[str, ...]], ...] = (
 
 _wraps = st.ClientWraps(PATCH_NAME)
 _providers = st.ProviderNames("openai", (("Azure", "azure.ai.openai"),))
-_tappable: frozenset[type] = frozenset()  # openai's Stream and AsyncStream, once instrumented (_targets)
+# openai's Stream and AsyncStream, once instrumented (_targets): the code of each one's own generator
+_tappable: dict[type, Any] = {}
 
 
 def _targets() -> list[tuple[type, str, str, bool]]:
@@ -99,21 +102,25 @@ def _targets() -> list[tuple[type, str, str, bool]]:
     return found
 
 
-def _stream_classes() -> frozenset[type]:
-    """openai's ``Stream`` and ``AsyncStream`` where :class:`_ChatEvents` can tap them: their ``_iter_events``
-    reads the events through ``self._decoder.iter_bytes`` (``aiter_bytes``), as openai's 1.x and later releases
-    do. Another shape (an older or newer client) gets the stream proxy instead. Assumed, not checked here: the
-    stream closes its response when it ends (the tap also ends the call when the decoder is read to its end, and
-    when the tap is collected), and reads only ``iter_bytes``/``aiter_bytes`` of its decoder; the tests hold the
-    pinned openai to both."""
+def _stream_classes() -> dict[type, Any]:
+    """openai's ``Stream`` and ``AsyncStream`` where :class:`_ChatEvents` can tap them, each with the code of its
+    own generator (``__stream__``): their ``_iter_events`` reads the events through ``self._decoder.iter_bytes``
+    (``aiter_bytes``) and their generator closes the response itself, as openai's releases since 1.x do. Another
+    shape (an older or newer client) gets the stream proxy instead. Assumed, not checked here: the generator
+    closes the response in a ``finally`` (the call's end, with its error: :class:`_streams.EventTap`), and the
+    stream reads only ``iter_bytes``/``aiter_bytes`` of its decoder; the tests hold the pinned openai to both."""
     classes = st.load_classes([("openai", "Stream"), ("openai", "AsyncStream")])
-    return frozenset(cls for (_, name), cls in classes.items() if _reads_decoder(
-        cls, "aiter_bytes" if name == "AsyncStream" else "iter_bytes"))
+    return {cls: cls.__stream__.__code__ for (_, name), cls in classes.items() if _reads_decoder(
+        cls, "aiter_bytes" if name == "AsyncStream" else "iter_bytes",
+        "aclose" if name == "AsyncStream" else "close")}
 
 
-def _reads_decoder(cls: type, method: str) -> bool:
-    code = getattr(getattr(cls, "_iter_events", None), "__code__", None)
-    return code is not None and {"_decoder", method} <= set(code.co_names)
+def _reads_decoder(cls: type, method: str, close: str = "close") -> bool:
+    def names(function: str) -> set[str]:
+        code = getattr(getattr(cls, function, None), "__code__", None)
+        return set(code.co_names) if code is not None else set()
+
+    return {"_decoder", method} <= names("_iter_events") and close in names("__stream__")
 
 
 def instrument_openai() -> bool:
@@ -284,7 +291,7 @@ class _Recorder(ProviderCall):
         everything is recorded here."""
         try:
             if self.streamed:
-                # the client's own stream, its events read in the export thread (_ChatEvents), where nothing
+                # the client's own stream, its bytes read in the export thread (_ChatEvents), where nothing
                 # must be read before the call ends: capture off, a span to record (sampled in)
                 if (type(result) in _tappable and self.api == "chat" and not self.capture
                         and self._span_id is not None and _ChatEvents.tap(result, self)):
@@ -471,8 +478,8 @@ class _ChatStream:
     the tool-call checks, the response facts) is recorded in the export thread when the call ends
     (:meth:`later`), or at once with capture on, where the text must be taken before the call ends."""
 
-    __slots__ = ("chars", "error_type", "finish_reason", "last_clock", "model", "parts", "rec", "refusal",
-                 "response_id", "seen_first", "tool_calls", "usage")
+    __slots__ = ("chars", "error_type", "finish_reason", "model", "parts", "rec", "refusal", "response_id",
+                 "seen_first", "stopped", "tool_calls", "usage")
 
     def __init__(self, rec: _Recorder) -> None:
         self.rec = rec
@@ -486,7 +493,7 @@ class _ChatStream:
         self.response_id: Any = None
         self.tool_calls: dict[tuple[Any, Any], list[Any]] = {}  # (choice, index) -> [name, [argument pieces]]
         self.error_type = ""  # an event the client raised on (tapped streams: read after the call ended)
-        self.last_clock: int | None = None  # tapped streams: the last event clock read (see EventTap.content_mark)
+        self.stopped = False  # tapped streams: past the event where the client's stream stopped
 
     def _first(self, at_ns: int | None = None) -> None:
         self.seen_first = True
@@ -571,29 +578,29 @@ class _ChatStream:
         if arguments:
             entry[1].append(arguments)
 
-    def take(self, times: Sequence[int], datas: list[str]) -> None:
-        """Events a tap kept (:class:`_ChatEvents`): each ``data`` parsed as the client parses it, each chunk read
-        as :meth:`observe` reads the client's chunk objects, its clock the time to first token when it is the
-        first with content (the clocks end with the first event sure to have content: an event past them takes
-        the last clock, which only a mark matching where there was no content would ever use). An event the
-        client raised on (an ``error`` member, JSON it could not parse) ends the reading, as it ended the stream,
-        and is the call's error."""
-        clocked = len(times)
-        at = self.last_clock
-        for i, data in enumerate(datas):
-            if i < clocked:
-                at = self.last_clock = times[i]
+    def take(self, events: Sequence[sse.Event]) -> None:
+        """Events read from a tap's chunks (:class:`_ChatEvents`), in order: each ``data`` parsed as the client
+        parses it, each chunk read as :meth:`observe` reads the client's chunk objects, its clock (when the chunk
+        that completed it arrived) the time to first token when it is the first with content. The reading stops
+        where the client's stream stopped: at ``[DONE]``, or at an event the client raised on (an ``error``
+        member, JSON it could not parse), which is the call's error."""
+        for at, _, data in events:
+            if self.stopped:
+                return
             if data.startswith("[DONE]"):
-                continue
+                self.stopped = True
+                return
             try:
                 chunk = json.loads(data)
             except ValueError:
                 self.error_type = "JSONDecodeError"
+                self.stopped = True
                 return
             if type(chunk) is not dict:  # not a chunk the reading below knows
                 continue
             if chunk.get("error"):
                 self.error_type = "APIError"
+                self.stopped = True
                 return
             self.observe_data(chunk, at)
 
@@ -666,26 +673,26 @@ class _ChatStream:
 
 
 class _ChatEvents(st.EventTap):
-    """A Chat Completions stream's event tap (see :class:`_streams.EventTap`): the app iterates the client's own
-    ``openai.Stream``; the events' data kept on the way are read by a :class:`_ChatStream` in the export thread
-    (:meth:`later`), or every :data:`_streams.FOLD_AT` events on the app's thread."""
+    """A Chat Completions stream's tap (see :class:`_streams.EventTap`): the app iterates the client's own
+    ``openai.Stream``; the chunks of bytes kept on the way are read into events (:mod:`._sse`) and those by a
+    :class:`_ChatStream` in the export thread (:meth:`later`), or every :data:`_streams.FOLD_AT` chunks on the
+    app's thread."""
 
-    __slots__ = ("rec", "totals")
+    __slots__ = ("reader", "rec", "totals")
     where = _STREAM_WHERE
-    content_mark = '"content":"'  # OpenAI's chunks as it sends them: '"delta":{"content":"Hi"}'
-    empty_mark = '"content":""'  # the first chunk's empty content ('"delta":{"role":"assistant","content":""')
 
     @classmethod
     def tap(cls, stream: Any, rec: _Recorder) -> bool:
-        """Put a tap in ``stream``'s decoder; False (nothing changed) when it has none or no response."""
-        fields = stream.__dict__
-        decoder = fields.get("_decoder")
-        response = fields.get("response")
-        if decoder is None or response is None or not st.EventTap.can_hook(response):
+        """Put a tap in ``stream``'s decoder; False (nothing changed) when it has no decoder or response, or a
+        response whose close cannot be hooked. The stream's attributes are read one by one: reading its
+        ``__dict__`` would make one for it (see :meth:`EventTap.can_hook`)."""
+        decoder = getattr(stream, "_decoder", None)
+        response = getattr(stream, "response", None)
+        if decoder is None or response is None or not st.EventTap.can_hook(response, rec.is_async):
             return False
-        tap = cls(decoder, response, rec.is_async)
+        tap = cls(decoder, response, _tappable.get(type(stream)), rec.is_async)
         tap.rec = rec
-        tap.totals = None
+        tap.reader = tap.totals = None
         stream._decoder = tap
         return True
 
@@ -694,23 +701,33 @@ class _ChatEvents(st.EventTap):
         try:
             if error is not None:
                 error = _as_client_error(error)
-            if self.datas:  # for feedback by id before the span is out (the export thread's parse confirms it)
-                response_id = _leading_id(self.datas[0])
+            if self.kept:  # for feedback by id before the span is out (the export thread's parse confirms it)
+                response_id = _leading_id(self.kept[0][0])
                 if response_id:
                     rec.response_id = response_id
         finally:
             rec.end(error, self.later)  # the call is recorded whatever failed above
 
-    def read(self, times: Sequence[int], datas: list[str]) -> None:
+    def read(self, chunks: Sequence[tuple[bytes, int]]) -> None:
         totals = self.totals
         if totals is None:
             totals = self.totals = _ChatStream(self.rec)
-        totals.take(times, datas)
+            self.reader = sse.EventReader()
+        events: list[sse.Event] = []
+        try:
+            for chunk, clock in chunks:
+                self.reader.feed(chunk, clock, events)
+        except UnicodeDecodeError:  # the client's decoder raised there too, and its stream ended
+            totals.take(events)
+            if not totals.stopped:
+                totals.error_type, totals.stopped = "UnicodeDecodeError", True
+            return
+        totals.take(events)
 
     def later(self) -> None:
         """Read what is left and record the stream (export thread); guarded."""
         try:
-            self.read(self.times, self.datas)
+            self.read(self.kept[:self.count])
             totals = self.totals
             totals.record()
             rec = self.rec
@@ -722,24 +739,32 @@ class _ChatEvents(st.EventTap):
             _guard.record_internal_error(_STREAM_WHERE, exc)
 
 
-def _leading_id(data: str) -> str | None:
-    """The ``id`` of a chunk's JSON when it is the first member, as OpenAI sends it (``{"id":"chatcmpl-..."``),
-    found without parsing the JSON; None otherwise (the export thread's parse then finds it)."""
-    if not data.startswith('{"id"'):
+_ID_START = b'data: {"id":"'  # how OpenAI's streams begin
+
+
+def _leading_id(chunk: bytes) -> str | None:
+    """The ``id`` of the first event's JSON when the first chunk begins exactly as OpenAI's streams do
+    (``data: {"id":"chatcmpl-...``), found without parsing anything; None otherwise (other spacing, an escape
+    in the id, the id cut by the chunk's end: the export thread's parse finds it then). Runs on the app's thread
+    as the call ends, so it stays a handful of byte operations."""
+    if not chunk.startswith(_ID_START):
         return None
-    colon = data.find(":", 5)
-    quote = data.find('"', colon + 1)
-    end = data.find('"', quote + 1)
-    if colon < 0 or quote < 0 or end < 0 or data[5:colon].strip() or data[colon + 1:quote].strip():
+    start = len(_ID_START)
+    end = chunk.find(b'"', start, start + 256)
+    value = chunk[start:end] if end > start else b""
+    if not value or b"\\" in value:
         return None
-    value = data[quote + 1:end]
-    return value if value and "\\" not in value else None
+    try:
+        return value.decode("ascii")
+    except UnicodeDecodeError:
+        return None
 
 
 def _as_client_error(error: BaseException) -> BaseException:
-    """The error as the app sees it: openai's ``Stream`` turns the transport's timeouts and request errors,
-    raised inside the tapped decoder, into ``APITimeoutError`` / ``APIConnectionError`` (its ``_iter_events``);
-    the same exception tuples decide here, or, where this openai has none, the HTTP library's class names."""
+    """The error as the app sees it: openai's ``Stream`` turns the transport's timeouts and request errors into
+    ``APITimeoutError`` / ``APIConnectionError`` (its ``_iter_events``), and the tap sees them so turned. An
+    error that reaches the tap as the HTTP library raised it (a client that does not turn them) is named the
+    same way: by openai's exception tuples, or, where this openai has none, by the HTTP library's class names."""
     import openai  # noqa: PLC0415 - loaded: its stream is what raised
 
     if not isinstance(error, Exception) or isinstance(error, openai.OpenAIError):
