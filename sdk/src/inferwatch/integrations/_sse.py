@@ -13,7 +13,9 @@ applies them:
 * each line is decoded as UTF-8, strictly: a line the client could not decode raised in it and ended its stream,
   and :meth:`EventReader.feed` raises ``UnicodeDecodeError`` likewise.
 
-A line left without its end when the bytes stop dispatches nothing (the client's decoder does the same).
+A line left without its end when the bytes stop dispatches nothing, and is not decoded (the client's decoder
+decodes it at the end of the body and may raise there: that error reaches the call as the stream's own, at its
+close).
 ``tests/sdk/test_sse.py`` holds this to openai's decoder, event for event, over arbitrary splits of the same bytes.
 """
 

@@ -662,7 +662,7 @@ def _called_inside(generator: Any, frame: types.FrameType | None) -> bool:
     return False
 
 
-_CALLER_DEPTH = 8  # httpx2 closes the response two levels inside its iter_bytes (iter_raw's finally, the close)
+_CALLER_DEPTH = 8  # httpx2 closes the response from iter_raw's finally, one level inside its iter_bytes
 
 
 class EventTap:
@@ -684,18 +684,20 @@ class EventTap:
     The call ends (:meth:`ended`, once) when the stream's HTTP response is closed (its ``close``/``aclose``,
     hooked on the response object; the hook is removed as the call ends): the client does that in a ``finally``
     of its stream's generator when the stream is exhausted, raises or is closed, and the app by ``close()`` or
-    leaving ``with``. A close made by the stream's own generator while an exception is on its way out of it (a
-    transport error, as openai's stream has turned it into its own type; an error event; a chunk it could not
-    parse) ends the call with that exception; ``GeneratorExit`` (the stream closed or collected part-read) and an
-    exception of the app's (a close from ``with``, outside the stream's generator) end it as a success. A close
-    made from inside the response's own byte iterator is the HTTP library's (httpx2 closes the response in a
-    ``finally`` as a read fails or ends): the stream's close follows it, and that one ends the call. Also when the
-    tap is collected with the stream never read. Until the call ends the response and the tap refer to each
+    leaving ``with``. A close made by the stream's own generator while an exception is on its way out of that
+    generator (a transport error, as openai's stream has turned it into its own type; an error event; a chunk it
+    could not parse or decode) ends the call with that exception; ``GeneratorExit`` (the stream closed or
+    collected part-read), an exception the app is handling around its reading (a retry in an ``except`` block)
+    and the app's own exception leaving ``with`` end it as a success. A close made from inside the response's
+    own byte iterator is the HTTP library's (httpx2 closes the response in a ``finally`` as a read fails or
+    ends): the stream's close follows it, and that one ends the call. Also when the tap is collected with the
+    stream never read. Until the call ends the response and the tap refer to each
     other, which only the garbage collector frees for a stream dropped unread. A response that already has a
     ``close``/``aclose`` of its own (an instance attribute) is not tapped (:meth:`can_hook`).
 
     Memory: at most :data:`FOLD_AT` chunks are kept; a longer stream has them read (:meth:`read`) on the app's
-    thread then, and goes on."""
+    thread then, and goes on. The stream is assumed to be read and closed from one thread at a time (a close
+    from another thread in the middle of a fold could have a chunk read twice or not at all)."""
 
     __slots__ = ("closer", "count", "decoder", "done", "hooked", "kept", "response", "source")
     where = "stream.tap"  # internal errors are counted under this name (subclasses: their provider's)
@@ -758,25 +760,34 @@ class EventTap:
             _guard.record_internal_error(self.where, exc)
 
     # --- the response's close, hooked ---
-    # A close with no exception on its way ends the call as a success, whoever makes it: the common case costs one
-    # question, asked in the close itself. With one on its way, :meth:`_judge` tells whose it is.
+    # The common case, a sync stream's close with no exception on its way and not from inside the response's byte
+    # iterator, costs two questions asked in the close itself; anything else goes to :meth:`_judge`.
     def _judge(self) -> tuple[bool, BaseException | None]:
-        """(whether this close ends the call, with which error), for a close made while an exception is on its
-        way, asked as the close begins (see the class): the caller's frame tells the stream's own generator (its
-        error is the call's), the HTTP library inside the response's byte iterator (the stream's close follows)
-        and the app (its error is not the stream's). Why the caller's code and not a reference to the stream's
-        generator: that would keep the generator alive as long as the response is, and a stream the app drops
-        part-read (keeping its response) would then never be closed."""
-        error = _exception()
-        if self.done or error is None:
-            return not self.done, None
-        caller = sys._getframe(2)  # this <- close / aclose <- the caller
-        if caller.f_code is self.closer:
-            return True, None if isinstance(error, GeneratorExit) else error
-        return not _called_inside(self.source, caller), None
+        """(whether this close ends the call, with which error), asked as the close begins (see the class). The
+        caller's frame tells the stream's own generator with an exception on its way out of it (the call's error),
+        the HTTP library inside the response's byte iterator (the stream's close follows: it ends the call) and
+        anyone else (the app: a success, whatever exception it may be handling). Why the caller's code and not a
+        reference to the stream's generator: that would keep the generator alive as long as the response is, and
+        a stream the app drops part-read (keeping its response) would then never be closed."""
+        if self.done:
+            return False, None
+        try:
+            caller = sys._getframe(2)  # this <- close / aclose <- the caller
+            error = _exception()
+            if error is not None and caller.f_code is self.closer:
+                trace = error.__traceback__  # on its way out of this frame, not one the app is handling around it
+                if trace is not None and trace.tb_frame is caller:
+                    return True, None if isinstance(error, GeneratorExit) else error
+            return not _called_inside(self.source, caller), None
+        except Exception as exc:  # noqa: BLE001 - a close called from C code (no Python caller): a plain end
+            _guard.record_internal_error(self.where, exc)
+            return True, None
 
     def close(self) -> Any:
-        ends, error = (not self.done, None) if _exception() is None else self._judge()
+        if _exception() is None and not getattr(self.source, "gi_running", False):
+            ends, error = not self.done, None
+        else:
+            ends, error = self._judge()
         response = self.response
         try:
             return type(response).close(response)
@@ -785,8 +796,7 @@ class EventTap:
                 self._end(error)
 
     async def aclose(self) -> Any:
-        # asked before the first await: the awaiter's frame is still the caller
-        ends, error = (not self.done, None) if _exception() is None else self._judge()
+        ends, error = self._judge()  # before the first await: the awaiter's frame is still the caller
         response = self.response
         try:
             return await type(response).aclose(response)

@@ -106,9 +106,10 @@ def _stream_classes() -> dict[type, Any]:
     """openai's ``Stream`` and ``AsyncStream`` where :class:`_ChatEvents` can tap them, each with the code of its
     own generator (``__stream__``): their ``_iter_events`` reads the events through ``self._decoder.iter_bytes``
     (``aiter_bytes``) and their generator closes the response itself, as openai's releases since 1.x do. Another
-    shape (an older or newer client) gets the stream proxy instead. Assumed, not checked here: the generator
-    closes the response in a ``finally`` (the call's end, with its error: :class:`_streams.EventTap`), and the
-    stream reads only ``iter_bytes``/``aiter_bytes`` of its decoder; the tests hold the pinned openai to both."""
+    shape (an older or newer client) gets the stream proxy instead. Checked only by the names the code uses,
+    not by its structure: that the generator closes the response in a ``finally`` (the call's end, with its
+    error: :class:`_streams.EventTap`), and that the stream reads only ``iter_bytes``/``aiter_bytes`` of its
+    decoder; the tests hold the pinned openai to both."""
     classes = st.load_classes([("openai", "Stream"), ("openai", "AsyncStream")])
     return {cls: cls.__stream__.__code__ for (_, name), cls in classes.items() if _reads_decoder(
         cls, "aiter_bytes" if name == "AsyncStream" else "iter_bytes",
