@@ -701,10 +701,13 @@ def test_a_stream_closed_part_read_records_what_had_arrived(rec: Recorded) -> No
     assert a[sc.RESPONSE_CHARS] == 6 and sc.ERROR_TYPE not in a
 
 
-def test_bytes_the_client_cannot_decode_are_the_calls_error(rec: Recorded) -> None:
+@pytest.mark.parametrize("last", [b"data: \xff\n\n", b"data: \xff"], ids=["an event", "a last line cut"])
+def test_bytes_the_client_cannot_decode_are_the_calls_error(rec: Recorded, last: bytes) -> None:
     """A line that is not UTF-8: the client's decoder raises ``UnicodeDecodeError`` into the app, and the call
-    records it, with the text that came before it."""
-    client = _canned_client([_BROKEN_EVENTS[0], _BROKEN_EVENTS[1], b"data: \xff\n\n"])
+    records it, with the text that came before it. Bytes left without their line end when the body ends are
+    decoded by the client then: the HTTP library's close at the end of the body (no exception on its way yet)
+    must not end the call first."""
+    client = _canned_client([_BROKEN_EVENTS[0], _BROKEN_EVENTS[1], last])
     seen = []
     with pytest.raises(UnicodeDecodeError):
         for chunk in client.chat.completions.create(model=MODEL, messages=user("hi"), stream=True):
@@ -752,18 +755,6 @@ def test_an_async_stream_read_while_the_app_handles_an_exception_is_a_success(re
     assert asyncio.run(run()) == 3
     a = rec.one()
     assert sc.ERROR_TYPE not in a and a[sc.RESPONSE_CHARS] == 6
-
-
-def test_a_last_line_the_client_cannot_decode_is_the_calls_error(rec: Recorded) -> None:
-    """Bytes left without their line end when the body ends: the client decodes them then, and raises. The HTTP
-    library's close at the end of the body (no exception on its way yet) must not end the call first."""
-    client = _canned_client([_BROKEN_EVENTS[0], _BROKEN_EVENTS[1], b"data: \xff"])
-    seen = []
-    with pytest.raises(UnicodeDecodeError):
-        for chunk in client.chat.completions.create(model=MODEL, messages=user("hi"), stream=True):
-            seen.append(chunk)
-    a = rec.one()
-    assert len(seen) == 2 and a[sc.ERROR_TYPE] == "UnicodeDecodeError" and a[sc.RESPONSE_CHARS] == 3
 
 
 def test_a_stream_dropped_part_read_ends_its_call_though_its_response_is_kept(rec: Recorded,

@@ -691,9 +691,9 @@ class EventTap:
     and the app's own exception leaving ``with`` end it as a success. A close made from inside the response's
     own byte iterator is the HTTP library's (httpx2 closes the response in a ``finally`` as a read fails or
     ends): the stream's close follows it, and that one ends the call. Also when the tap is collected with the
-    stream never read. Until the call ends the response and the tap refer to each
-    other, which only the garbage collector frees for a stream dropped unread. A response that already has a
-    ``close``/``aclose`` of its own (an instance attribute) is not tapped (:meth:`can_hook`).
+    stream never read. Until the call ends the response and the tap refer to each other, which only the garbage
+    collector frees for a stream dropped unread. A response that already has a ``close``/``aclose`` of its own
+    (an instance attribute) is not tapped (:meth:`can_hook`).
 
     Memory: at most :data:`FOLD_AT` chunks are kept; a longer stream has them read (:meth:`read`) on the app's
     thread then, and goes on. The stream is assumed to be read and closed from one thread at a time (a close
@@ -751,7 +751,7 @@ class EventTap:
 
     def _fold(self) -> None:
         """Read the kept chunks now and forget them (a long stream: bounded memory); guarded. The list is
-        emptied in place: the iterators keeping chunks append to it."""
+        emptied in place: the generator keeping chunks appends to it."""
         chunks = self.kept[:]
         del self.kept[:]
         try:
