@@ -8,17 +8,24 @@ request (``--collector-ms`` later), so the export thread does its full work but 
    ``httpx.MockTransport`` that returns canned Chat Completions JSON / SSE bytes. Calls alternate between that
    client *with* the SDK's wrapper and the *same* client without it (``wrap_openai`` sets the wrapper as an
    instance attribute of ``client.chat.completions``; it is removed for the bare calls, outside the timed
-   window), in pairs whose order alternates; each call is timed alone. Added per call = the median of the
-   pairs' differences, with a distribution-free 95 % confidence interval (order statistics). Pairing call by
+   window), in pairs whose order is drawn at random; each call is timed alone. Added per call = the median of
+   the pairs' differences, with a distribution-free 95 % confidence interval (order statistics). Pairing call by
    call cancels what drifts (other processes on the 2 cores, CPU frequency); the same client in both arms
    removes any difference between two client objects; the median keeps rare pauses (a GC, the export thread
-   taking the GIL for a batch) out of the figure, so that background work is reported on its own:
+   taking the GIL for a batch) out of the figure, so that background work is reported on its own. The pairs are
+   measured in ``--processes`` fresh processes, one after another, and pooled: the figure one process gives
+   varies from process to process by more than its own confidence interval (41-70 µs for the streamed call in
+   six processes of 3,000 pairs each, each interval about ±8 µs: hash seeds and memory layout differ), so one
+   process's figure is one draw. Each process's median is printed too:
    - **A/A control**: the same procedure with the SDK off in both arms; it must come out near 0 and shows what
      the method can resolve here;
    - **the export thread's CPU**: read from that thread's own CPU clock over the wrapped calls, as a share of a
      core (work taken off the caller's thread: in a process that is CPU-bound it competes for the GIL, in one that
      waits on the network it runs meanwhile). At this low call rate its batches are small and the fixed cost of
-     each request dominates; the drop test (4) gives its cost per span at full batches.
+     each request dominates; the drop test (4) gives its cost per span at full batches;
+   - **garbage-collector passes** per 1,000 real-client calls with the SDK and without it (this process, not
+     timed): what the SDK keeps alive until the export brings the collector's next pass closer, and the pass runs
+     on whichever thread allocates next. Repeatable where the timings are not.
 2. **The SDK's own work, isolated** (a supplement, not the target figure): the same wrapper around a stub
    ``Completions`` resource whose ``create`` returns a pre-parsed ``ChatCompletion`` (or list of chunks) without
    any client or transport work, paired against the stub without the wrapper. *warm*: stub calls back to back,
@@ -42,16 +49,18 @@ request (``--collector-ms`` later), so the export thread does its full work but 
 Targets: <= 50 µs median added per call; no drops at 5,000 calls/s. Prints a table with PASS/FAIL; never asserts.
 Most of the run time is the openai client's own work (a few ms per call on a small VM), not the SDK's.
 
-    python bench/sdk_overhead.py            # 20k pairs per mode (each client arm 20k calls)
-    python bench/sdk_overhead.py --quick    # 2k pairs per mode
+    python bench/sdk_overhead.py            # 20k pairs per mode (each client arm 20k calls), in 5 processes
+    python bench/sdk_overhead.py --quick    # 2k pairs per mode, in 2 processes
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import gzip
 import json
 import math
+import random
 import statistics
 import subprocess
 import sys
@@ -178,13 +187,17 @@ def median_ci(values: Sequence[float]) -> tuple[float, float, float]:
 
 def paired(fn: Callable[[Any], None], client: Any, toggle: Toggle, pairs: int, a_on: bool = True,
            b_on: bool = False, before: Callable[[], None] | None = None) -> list[float]:
-    """Per pair: (time of a call in arm A) - (time of a call in arm B), µs; the arm that goes first alternates.
+    """Per pair: (time of a call in arm A) - (time of a call in arm B), µs; which arm goes first is drawn per pair
+    (seeded). Drawn, not alternated: what recurs every few calls (the garbage collector's young-generation pass,
+    every ~40 bare streamed calls here, each call allocating the same) would otherwise fall on one arm more than
+    the other for as long as its period kept in step with the alternation.
     ``before``: run before each timed call, untimed (the cold-cache supplement makes a real client call there)."""
     clock = time.perf_counter_ns
+    first = random.Random(pairs).getrandbits
     diffs = []
-    for i in range(pairs):
+    for _ in range(pairs):
         times = {}
-        for arm in ((True, False) if i & 1 else (False, True)):
+        for arm in ((True, False) if first(1) else (False, True)):
             toggle.set(a_on if arm else b_on)
             if before is not None:
                 before()
@@ -270,6 +283,7 @@ def start_sdk(collector: Collector) -> Any:
 
 # --- 1 and 2: overhead -------------------------------------------------------------------------------------------
 def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any) -> dict[str, Any]:
+    """One process's share of figure 1 for one mode: the raw differences and the export thread's clocks."""
     client = inferwatch.wrap_openai(make_client())
     toggle = Toggle(client)
     paired(fn, client, toggle, min(300, pairs))  # warm both arms (imports, caches, the export thread)
@@ -279,11 +293,97 @@ def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any
     inferwatch.flush(30)
     elapsed = time.perf_counter() - t0
     spans = pipeline.stats()["exported"] - exported0
-    export_share = (thread_cpu_s(pipeline._thread) - cpu0) / elapsed
+    export_cpu = thread_cpu_s(pipeline._thread) - cpu0
     aa = paired(fn, client, toggle, aa_pairs, a_on=False, b_on=False)
     toggle.set(True)
-    return {"added": median_ci(diffs), "mean": statistics.fmean(diffs), "aa": median_ci(aa),
-            "export_share": export_share, "spans": spans, "rate": spans / elapsed}
+    return {"diffs": diffs, "aa": aa, "export_cpu_s": export_cpu, "elapsed_s": elapsed, "spans": spans}
+
+
+MODES: dict[str, Callable[[Any], None]] = {"non-streaming": call_plain, "streaming": call_stream}
+
+
+def measure_process(pairs: int, aa_pairs: int, export_ms: float) -> dict[str, Any]:
+    """Figure 1 for both modes in this process (a child of :func:`overhead_in_processes`), with its own SDK and
+    stand-in collector; also the export's counts, to check nothing was lost."""
+    collector = Collector(export_ms)
+    try:
+        pipeline = start_sdk(collector)
+        results = {mode: overhead(fn, pairs, aa_pairs, pipeline) for mode, fn in MODES.items()}
+        inferwatch.flush(30)
+        stats = inferwatch.stats()
+        received = collector.counts()["spans"]
+    finally:
+        inferwatch.shutdown()
+        collector.stop()
+    return {"modes": results, "exported": stats["exported"], "received": received,
+            "dropped": sum(stats["dropped"].values()), "internal_errors": sum(stats["internal_errors"].values())}
+
+
+def overhead_in_processes(processes: int, pairs: int, aa_pairs: int, export_ms: float) -> dict[str, Any]:
+    """Figure 1 measured in ``processes`` fresh processes, one after another (never two at once: they would
+    compete for the cores), each with its share of the pairs; the differences pooled per mode."""
+    pooled: dict[str, Any] = {mode: {"diffs": [], "aa": [], "export_cpu_s": 0.0, "elapsed_s": 0.0, "spans": 0,
+                                     "per_process": []} for mode in MODES}
+    counts = {"exported": 0, "received": 0, "dropped": 0, "internal_errors": 0}
+    for i in range(processes):
+        t = time.perf_counter()
+        share, aa_share = _share(pairs, processes, i), _share(aa_pairs, processes, i)
+        out = subprocess.run([sys.executable, __file__, "--measure-process", f"{share},{aa_share},{export_ms}"],
+                             stdout=subprocess.PIPE, text=True, check=True).stdout
+        result = json.loads(out.strip().splitlines()[-1])
+        for key in counts:
+            counts[key] += result[key]
+        for mode, r in result["modes"].items():
+            into = pooled[mode]
+            for key in ("diffs", "aa"):
+                into[key] += r[key]
+            for key in ("export_cpu_s", "elapsed_s", "spans"):
+                into[key] += r[key]
+            into["per_process"].append(statistics.median(r["diffs"]))
+        medians = ", ".join(f"{mode} {r['per_process'][-1]:.1f} µs" for mode, r in pooled.items())
+        print(f"  [process {i + 1}/{processes}: {share} pairs per mode, {medians}; "
+              f"{time.perf_counter() - t:.0f} s]", flush=True)
+    results = {mode: {"added": median_ci(r["diffs"]), "mean": statistics.fmean(r["diffs"]),
+                      "aa": median_ci(r["aa"]), "export_share": r["export_cpu_s"] / r["elapsed_s"],
+                      "rate": r["spans"] / r["elapsed_s"], "per_process": r["per_process"]}
+               for mode, r in pooled.items()}
+    return {"modes": results, **counts}
+
+
+def _share(total: int, parts: int, i: int) -> int:
+    return total // parts + (1 if i < total % parts else 0)
+
+
+def collection_rate(fn: Callable[[Any], None], calls: int) -> dict[str, float]:
+    """Garbage-collector passes per 1,000 real-client calls, with the SDK and without it, ``calls`` each.
+
+    A pass runs on whichever thread allocates next, mostly the app's, and costs in proportion to what it walks;
+    what the SDK keeps alive until the export thread has the call (objects the collector tracks) brings the next
+    pass closer. Unlike the timings this is repeatable: the same calls allocate the same objects."""
+    client = inferwatch.wrap_openai(make_client())
+    toggle = Toggle(client)
+    passes = [0]
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            passes[0] += 1
+
+    rates = {}
+    gc.callbacks.append(count)
+    try:
+        for arm, on in (("bare", False), ("sdk", True)):
+            toggle.set(on)
+            for _ in range(min(100, calls)):
+                fn(client)
+            gc.collect()
+            before = passes[0]
+            for _ in range(calls):
+                fn(client)
+            rates[arm] = (passes[0] - before) * 1000 / calls
+    finally:
+        gc.callbacks.remove(count)
+        toggle.set(True)
+    return rates
 
 
 def own_work(fn: Callable[[Any], None], pairs: int, cold_pairs: int) -> dict[str, Any]:
@@ -403,50 +503,61 @@ def _ci(stat: tuple[float, float, float]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="2k pairs per mode, 3 s of pacing")
+    ap.add_argument("--quick", action="store_true", help="2k pairs per mode in 2 processes, 3 s of pacing")
     ap.add_argument("--calls", type=int, help="pairs per mode: calls per arm (default 20000, --quick 2000)")
     ap.add_argument("--runs", type=int, default=7, help="runs of the budget guard check; the median is reported")
     ap.add_argument("--rate", type=float, default=TARGET_RATE, help="calls/s for the drop test")
     ap.add_argument("--seconds", type=float, help="length of the drop test (default 10, --quick 3)")
     ap.add_argument("--export-ms", type=float, default=5.0,
                     help="the stand-in collector's delay before answering (a collector round trip)")
+    ap.add_argument("--processes", type=int,
+                    help="fresh processes the added-per-call pairs are split over (default 5, --quick 2)")
     ap.add_argument("--serve-collector", type=float, metavar="DELAY_MS", help=argparse.SUPPRESS)
+    ap.add_argument("--measure-process", metavar="PAIRS,AA_PAIRS,EXPORT_MS", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve_collector is not None:
         serve_collector(args.serve_collector)
         return 0
+    if args.measure_process is not None:
+        pairs, aa, export_ms = args.measure_process.split(",")
+        print(json.dumps(measure_process(int(pairs), int(aa), float(export_ms))))
+        return 0
     calls = args.calls or (2000 if args.quick else 20_000)
+    processes = max(1, min(args.processes or (2 if args.quick else 5), calls))
     seconds = args.seconds or (3.0 if args.quick else 10.0)
     aa_pairs, cold_pairs = max(calls // 10, 200), max(calls // 20, 200)  # controls: enough to read, not more
 
     print(f"openai {openai.__version__}, inferwatch {inferwatch.__version__}, Python {sys.version.split()[0]}; "
-          f"{calls} pairs per mode (A/A {aa_pairs}, stub cold {cold_pairs})")
+          f"{calls} pairs per mode in {processes} processes (A/A {aa_pairs}, stub cold {cold_pairs})")
     started = time.perf_counter()
+    measured = overhead_in_processes(processes, calls, aa_pairs, args.export_ms)
+    results = measured["modes"]
     collector = Collector(args.export_ms)
     try:
-        pipeline = start_sdk(collector)
-        results, own = {}, {}
-        for mode, fn in (("non-streaming", call_plain), ("streaming", call_stream)):
+        start_sdk(collector)
+        own, passes = {}, {}
+        for mode, fn in MODES.items():
             t = time.perf_counter()
-            results[mode] = overhead(fn, calls, aa_pairs, pipeline)
             own[mode] = own_work(fn, calls, cold_pairs)
-            print(f"  [{mode}: {time.perf_counter() - t:.0f} s]", flush=True)
+            passes[mode] = collection_rate(fn, max(calls // 10, 500))
+            print(f"  [{mode}, stub client and collector passes: {time.perf_counter() - t:.0f} s]", flush=True)
         guard = guard_overhead(calls * 10, args.runs)
-        inferwatch.flush(30)
-        stats = inferwatch.stats()
-        received = collector.counts()["spans"]
     finally:
         inferwatch.shutdown()
         collector.stop()
-    print(f"  spans exported {stats['exported']} (collector received {received}), dropped "
-          f"{sum(stats['dropped'].values())}, internal errors {sum(stats['internal_errors'].values())}")
+    print(f"  real client: spans exported {measured['exported']} (collector received {measured['received']}), "
+          f"dropped {measured['dropped']}, internal errors {measured['internal_errors']}")
     for mode, r in results.items():
         o = own[mode]
+        per_process = ", ".join(f"{m:.1f}" for m in r["per_process"])
         print(f"  {mode}:\n"
               f"    added per call vs bare client  {_ci(r['added'])}   mean {r['mean']:.1f} µs\n"
+              f"      median of each process         {per_process} µs\n"
               f"    A/A control (SDK off in both)  {_ci(r['aa'])}\n"
               f"    export thread (off the caller's thread) {r['export_share'] * 100:.1f}% of a core for "
               f"{r['rate']:.0f} spans/s\n"
+              f"    garbage-collector passes per 1,000 calls  SDK {passes[mode]['sdk']:.1f}, "
+              f"bare client {passes[mode]['bare']:.1f}\n"
               f"    SDK's own work, stub client    warm {o['warm'][0]:.1f} µs, cold caches {_ci(o['cold'])}"
               + ("  (the stream proxy's path)" if mode == "streaming" else ""))
     print(f"  budget guard check ({guard['budgets']} exceeded budgets of other scopes loaded, {guard['blocked']} "

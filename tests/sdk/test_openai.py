@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 import types
+import weakref
 from types import SimpleNamespace
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -159,8 +160,9 @@ def test_chat_stream_with_usage_marks_ttft(rec: Recorded, openai_client: Any, mo
     # the tap keeps every chunk of bytes with its clock; the clock of the chunk that brought the first text is
     # the time to first token
     assert isinstance(tap, _openai_integration._ChatEvents)
-    assert b"".join(chunk for chunk, _ in tap.kept).count(b"\n\n") == len(chunks) + 1  # and "[DONE]"
-    first_text = next(clock for chunk, clock in tap.kept if re.search(rb'"content":"[^"]', chunk))
+    kept = list(zip(tap.kept[0::2], tap.kept[1::2]))  # chunk, clock, chunk, clock...
+    assert b"".join(chunk for chunk, _ in kept).count(b"\n\n") == len(chunks) + 1  # and "[DONE]"
+    first_text = next(clock for chunk, clock in kept if re.search(rb'"content":"[^"]', chunk))
     assert a[sc.FIRST_TOKEN_TIME_UNIX_NANO] == first_text
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] == pytest.approx((first_text - a["_span"].start_time) / 1e9)
     assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens(text)
@@ -541,6 +543,19 @@ def test_tapped_and_proxied_chat_streams_record_the_same(rec: Recorded, openai_c
     assert (tapped.get(sc.ERROR_TYPE) == "APIError") is ("stream-error" in text)
 
 
+def test_a_read_stream_lets_go_of_its_http_response_before_the_export(rec: Recorded, openai_client: Any) -> None:
+    """The ended call waits for the export thread with its chunks only: the HTTP response (request, headers,
+    stream objects) is freed with the app's stream, not kept for the garbage collector to walk meanwhile."""
+    stream = openai_client.chat.completions.create(model=MODEL, messages=user("hello"), stream=True)
+    tap, response = stream._decoder, weakref.ref(stream.response)
+    assert isinstance(tap, _openai_integration._ChatEvents)
+    list(stream)
+    del stream
+    gc.collect()
+    assert response() is None and tap.kept and tap.done
+    assert rec.one()[sc.RESPONSE_CHARS] > 0
+
+
 def test_a_long_stream_is_read_in_folds_of_bounded_size(rec: Recorded, openai_client: Any,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Past ``FOLD_AT`` kept chunks the tap reads them on the app's thread and forgets them: memory stays
@@ -554,7 +569,7 @@ def test_a_long_stream_is_read_in_folds_of_bounded_size(rec: Recorded, openai_cl
     tap = stream._decoder
     kept = []
     for _ in stream:
-        kept.append(len(tap.kept))
+        kept.append(len(tap.kept) // 2)  # chunk, clock, chunk, clock...
     a = rec.one()
     folds = sum(later < earlier for earlier, later in zip(kept, kept[1:]))
     assert len(kept) > 40 and max(kept) == 2 and folds >= 5  # read as the third arrives
@@ -857,8 +872,8 @@ class _Tap(_streams.EventTap):
     def ended(self, error: BaseException | None) -> None:
         self.ends.append(error)
 
-    def read(self, chunks: Sequence[tuple[bytes, int]]) -> None:
-        self.reads.append([chunk for chunk, _ in chunks])
+    def read(self, kept: Sequence[Any]) -> None:
+        self.reads.append(list(kept[0::2]))  # chunk, clock, chunk, clock...
 
 
 def _tapped_stream(chunks: Iterator[bytes]) -> tuple[_Tap, _Response, Iterator[Any]]:
@@ -884,10 +899,41 @@ def test_an_event_tap_keeps_the_chunks_and_ends_its_call_at_the_streams_close() 
     tap, response, stream = _tapped_stream(iter([b"a", b"b"]))
     assert [event.data for event in stream] == ["a", "b"]
     assert tap.ends == [None] and response.closes == 1 and "close" not in vars(response)
-    assert [chunk for chunk, _ in tap.kept] == [b"a", b"b"] and tap.count == 2
-    assert tap.kept[0][1] <= tap.kept[1][1] <= time.time_ns()
+    assert tap.kept[0::2] == [b"a", b"b"] and tap.count == 4  # chunk, clock, chunk, clock
+    assert tap.kept[1] <= tap.kept[3] <= time.time_ns()
     response.close()
     assert tap.ends == [None] and response.closes == 2
+
+
+def test_what_an_event_tap_keeps_for_the_export_is_no_work_for_the_garbage_collector() -> None:
+    """Until the export thread reads them, the kept chunks and clocks are bytes and ints in one list (no tuple per
+    chunk: each would count towards the collector's next pass, on the app's thread), and the ended call lets go
+    of the response and of the client's decoder."""
+    tap, response, stream = _tapped_stream(iter([b"a", b"b", b"c"]))
+    decoder = weakref.ref(tap.decoder)
+    assert [event.data for event in stream] == ["a", "b", "c"]
+    assert tap.ends == [None] and not any(gc.is_tracked(item) for item in tap.kept)
+    assert tap.response is None and tap.decoder is None
+    del stream
+    assert decoder() is None
+
+
+def test_an_event_tap_ended_before_the_stream_is_read_keeps_its_decoder() -> None:
+    """The app closes the stream before reading it, then reads: the client's decoder is still there, so the
+    app meets what the client does without the SDK."""
+    tap, response, stream = _tapped_stream(iter([b"a"]))
+    response.close()
+    assert tap.ends == [None] and tap.response is None
+    assert [event.data for event in stream] == ["a"] and response.closes == 2 and tap.ends == [None]
+
+
+def test_an_event_tap_hook_kept_from_before_the_end_does_nothing_after_it() -> None:
+    """A reference to the hooked close, taken while the stream ran and called after the call ended: the response
+    was closed by then, so nothing happens and nothing fails."""
+    tap, response, stream = _tapped_stream(iter([b"a"]))
+    hook = response.close
+    assert [event.data for event in stream] == ["a"] and response.closes == 1
+    assert hook() is None and response.closes == 1 and tap.ends == [None]
 
 
 def test_an_event_tap_ends_as_the_app_closes_the_stream() -> None:
@@ -902,7 +948,7 @@ def test_an_event_tap_ends_as_the_app_closes_the_stream() -> None:
             response.close()  # as Stream.__exit__ does
     assert tap.ends == [None] and response.closes == 1
     stream.close()  # GeneratorExit: the generator closes the response again
-    assert tap.ends == [None] and response.closes == 2 and tap.count == 1
+    assert tap.ends == [None] and response.closes == 2 and tap.count == 2  # one chunk and its clock
 
     tap, response, stream = _tapped_stream(iter([b"a", b"b"]))
     next(stream)
@@ -930,14 +976,14 @@ def test_an_event_tap_ends_with_the_error_the_streams_generator_raises() -> None
         for event in stream:
             seen.append(event.data)
     assert seen == ["a"] and response.closes == 2
-    assert [type(e) for e in tap.ends] == [ConnectionError] and [c for c, _ in tap.kept] == [b"a"]
+    assert [type(e) for e in tap.ends] == [ConnectionError] and tap.kept[0::2] == [b"a"]
 
 
 def test_an_event_tap_reads_in_folds_on_a_long_stream(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_streams, "FOLD_AT", 2)
     tap, response, stream = _tapped_stream(iter([b"a", b"b", b"c", b"d", b"e"]))
     assert [event.data for event in stream] == ["a", "b", "c", "d", "e"]
-    assert tap.reads == [[b"a", b"b"], [b"c", b"d"]] and [c for c, _ in tap.kept] == [b"e"] and tap.count == 1
+    assert tap.reads == [[b"a", b"b"], [b"c", b"d"]] and tap.kept[0::2] == [b"e"] and tap.count == 2
     assert tap.ends == [None]
 
 

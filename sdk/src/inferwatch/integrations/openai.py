@@ -703,20 +703,21 @@ class _ChatEvents(st.EventTap):
             if error is not None:
                 error = _as_client_error(error)
             if self.kept:  # for feedback by id before the span is out (the export thread's parse confirms it)
-                response_id = _leading_id(self.kept[0][0])
+                response_id = _leading_id(self.kept[0])
                 if response_id:
                     rec.response_id = response_id
         finally:
             rec.end(error, self.later)  # the call is recorded whatever failed above
 
-    def read(self, chunks: Sequence[tuple[bytes, int]]) -> None:
+    def read(self, kept: Sequence[Any]) -> None:
         totals = self.totals
         if totals is None:
             totals = self.totals = _ChatStream(self.rec)
             self.reader = sse.EventReader()
         events: list[sse.Event] = []
+        pairs = iter(kept)
         try:
-            for chunk, clock in chunks:
+            for chunk, clock in zip(pairs, pairs):  # chunk, clock, chunk, clock...
                 self.reader.feed(chunk, clock, events)
         except UnicodeDecodeError:  # the client's decoder raised there too, and its stream ended
             totals.take(events)
