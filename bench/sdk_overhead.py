@@ -16,7 +16,8 @@ request (``--collector-ms`` later), so the export thread does its full work but 
    measured in ``--processes`` fresh processes, one after another, and pooled: the figure one process gives
    varies from process to process by more than its own confidence interval (41-70 µs for the streamed call in
    six processes of 3,000 pairs each, each interval about ±8 µs: hash seeds and memory layout differ), so one
-   process's figure is one draw. Each process's median is printed too:
+   process's figure is one draw. Each process's median is printed too, as the spread the pooled figure's CI
+   (which counts the pairs as independent, so covers the noise within a process only) does not show:
    - **A/A control**: the same procedure with the SDK off in both arms; it must come out near 0 and shows what
      the method can resolve here;
    - **the export thread's CPU**: read from that thread's own CPU clock over the wrapped calls, as a share of a
@@ -186,14 +187,15 @@ def median_ci(values: Sequence[float]) -> tuple[float, float, float]:
 
 
 def paired(fn: Callable[[Any], None], client: Any, toggle: Toggle, pairs: int, a_on: bool = True,
-           b_on: bool = False, before: Callable[[], None] | None = None) -> list[float]:
+           b_on: bool = False, before: Callable[[], None] | None = None, seed: int = 0) -> list[float]:
     """Per pair: (time of a call in arm A) - (time of a call in arm B), µs; which arm goes first is drawn per pair
     (seeded). Drawn, not alternated: what recurs every few calls (the garbage collector's young-generation pass,
     every ~40 bare streamed calls here, each call allocating the same) would otherwise fall on one arm more than
     the other for as long as its period kept in step with the alternation.
-    ``before``: run before each timed call, untimed (the cold-cache supplement makes a real client call there)."""
+    ``before``: run before each timed call, untimed (the cold-cache supplement makes a real client call there).
+    ``seed``: of the order's draws (each measuring process its own, so no order repeats from one to the next)."""
     clock = time.perf_counter_ns
-    first = random.Random(pairs).getrandbits
+    first = random.Random(f"{seed}:{pairs}:{a_on}:{b_on}").getrandbits
     diffs = []
     for _ in range(pairs):
         times = {}
@@ -282,19 +284,19 @@ def start_sdk(collector: Collector) -> Any:
 
 
 # --- 1 and 2: overhead -------------------------------------------------------------------------------------------
-def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any) -> dict[str, Any]:
+def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any, seed: int) -> dict[str, Any]:
     """One process's share of figure 1 for one mode: the raw differences and the export thread's clocks."""
     client = inferwatch.wrap_openai(make_client())
     toggle = Toggle(client)
     paired(fn, client, toggle, min(300, pairs))  # warm both arms (imports, caches, the export thread)
     inferwatch.flush(30)
     cpu0, exported0, t0 = thread_cpu_s(pipeline._thread), pipeline.stats()["exported"], time.perf_counter()
-    diffs = paired(fn, client, toggle, pairs)
+    diffs = paired(fn, client, toggle, pairs, seed=seed)
     inferwatch.flush(30)
     elapsed = time.perf_counter() - t0
     spans = pipeline.stats()["exported"] - exported0
     export_cpu = thread_cpu_s(pipeline._thread) - cpu0
-    aa = paired(fn, client, toggle, aa_pairs, a_on=False, b_on=False)
+    aa = paired(fn, client, toggle, aa_pairs, a_on=False, b_on=False, seed=seed)
     toggle.set(True)
     return {"diffs": diffs, "aa": aa, "export_cpu_s": export_cpu, "elapsed_s": elapsed, "spans": spans}
 
@@ -302,13 +304,13 @@ def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any
 MODES: dict[str, Callable[[Any], None]] = {"non-streaming": call_plain, "streaming": call_stream}
 
 
-def measure_process(pairs: int, aa_pairs: int, export_ms: float) -> dict[str, Any]:
+def measure_process(pairs: int, aa_pairs: int, export_ms: float, seed: int) -> dict[str, Any]:
     """Figure 1 for both modes in this process (a child of :func:`overhead_in_processes`), with its own SDK and
     stand-in collector; also the export's counts, to check nothing was lost."""
     collector = Collector(export_ms)
     try:
         pipeline = start_sdk(collector)
-        results = {mode: overhead(fn, pairs, aa_pairs, pipeline) for mode, fn in MODES.items()}
+        results = {mode: overhead(fn, pairs, aa_pairs, pipeline, seed) for mode, fn in MODES.items()}
         inferwatch.flush(30)
         stats = inferwatch.stats()
         received = collector.counts()["spans"]
@@ -328,8 +330,8 @@ def overhead_in_processes(processes: int, pairs: int, aa_pairs: int, export_ms: 
     for i in range(processes):
         t = time.perf_counter()
         share, aa_share = _share(pairs, processes, i), _share(aa_pairs, processes, i)
-        out = subprocess.run([sys.executable, __file__, "--measure-process", f"{share},{aa_share},{export_ms}"],
-                             stdout=subprocess.PIPE, text=True, check=True).stdout
+        command = [sys.executable, __file__, "--measure-process", f"{share},{aa_share},{export_ms},{i}"]
+        out = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=True).stdout
         result = json.loads(out.strip().splitlines()[-1])
         for key in counts:
             counts[key] += result[key]
@@ -375,6 +377,7 @@ def collection_rate(fn: Callable[[Any], None], calls: int) -> dict[str, float]:
             toggle.set(on)
             for _ in range(min(100, calls)):
                 fn(client)
+            inferwatch.flush(30)  # the earlier work's spans out of the way: its export's passes not counted here
             gc.collect()
             before = passes[0]
             for _ in range(calls):
@@ -513,14 +516,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--processes", type=int,
                     help="fresh processes the added-per-call pairs are split over (default 5, --quick 2)")
     ap.add_argument("--serve-collector", type=float, metavar="DELAY_MS", help=argparse.SUPPRESS)
-    ap.add_argument("--measure-process", metavar="PAIRS,AA_PAIRS,EXPORT_MS", help=argparse.SUPPRESS)
+    ap.add_argument("--measure-process", metavar="PAIRS,AA_PAIRS,EXPORT_MS,SEED", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.serve_collector is not None:
         serve_collector(args.serve_collector)
         return 0
     if args.measure_process is not None:
-        pairs, aa, export_ms = args.measure_process.split(",")
-        print(json.dumps(measure_process(int(pairs), int(aa), float(export_ms))))
+        pairs, aa, export_ms, seed = args.measure_process.split(",")
+        print(json.dumps(measure_process(int(pairs), int(aa), float(export_ms), int(seed))))
         return 0
     calls = args.calls or (2000 if args.quick else 20_000)
     processes = max(1, min(args.processes or (2 if args.quick else 5), calls))
@@ -542,17 +545,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             passes[mode] = collection_rate(fn, max(calls // 10, 500))
             print(f"  [{mode}, stub client and collector passes: {time.perf_counter() - t:.0f} s]", flush=True)
         guard = guard_overhead(calls * 10, args.runs)
+        inferwatch.flush(30)
+        parent = inferwatch.stats()
     finally:
         inferwatch.shutdown()
         collector.stop()
     print(f"  real client: spans exported {measured['exported']} (collector received {measured['received']}), "
-          f"dropped {measured['dropped']}, internal errors {measured['internal_errors']}")
+          f"dropped {measured['dropped']}, internal errors {measured['internal_errors']}; stub client and "
+          f"collector passes: exported {parent['exported']}, dropped {sum(parent['dropped'].values())}, "
+          f"internal errors {sum(parent['internal_errors'].values())}")
     for mode, r in results.items():
         o = own[mode]
         per_process = ", ".join(f"{m:.1f}" for m in r["per_process"])
         print(f"  {mode}:\n"
               f"    added per call vs bare client  {_ci(r['added'])}   mean {r['mean']:.1f} µs\n"
-              f"      median of each process         {per_process} µs\n"
+              f"      (the CI: within processes; the median of each process: {per_process} µs)\n"
               f"    A/A control (SDK off in both)  {_ci(r['aa'])}\n"
               f"    export thread (off the caller's thread) {r['export_share'] * 100:.1f}% of a core for "
               f"{r['rate']:.0f} spans/s\n"

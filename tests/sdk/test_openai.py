@@ -543,7 +543,7 @@ def test_tapped_and_proxied_chat_streams_record_the_same(rec: Recorded, openai_c
     assert (tapped.get(sc.ERROR_TYPE) == "APIError") is ("stream-error" in text)
 
 
-def test_a_read_stream_lets_go_of_its_http_response_before_the_export(rec: Recorded, openai_client: Any) -> None:
+def test_a_read_stream_lets_go_of_its_http_response(rec: Recorded, openai_client: Any) -> None:
     """The ended call waits for the export thread with its chunks only: the HTTP response (request, headers,
     stream objects) is freed with the app's stream, not kept for the garbage collector to walk meanwhile."""
     stream = openai_client.chat.completions.create(model=MODEL, messages=user("hello"), stream=True)
@@ -925,6 +925,7 @@ def test_an_event_tap_ended_before_the_stream_is_read_keeps_its_decoder() -> Non
     response.close()
     assert tap.ends == [None] and tap.response is None
     assert [event.data for event in stream] == ["a"] and response.closes == 2 and tap.ends == [None]
+    assert tap.source is None  # the ended call keeps nothing of the response's, its byte iterator neither
 
 
 def test_an_event_tap_hook_kept_from_before_the_end_does_nothing_after_it() -> None:

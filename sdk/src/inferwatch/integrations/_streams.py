@@ -746,7 +746,7 @@ class EventTap:
         if self.done:
             return
         self.done = True
-        self.count = len(self.kept)
+        self.count = len(self.kept) & ~1  # whole pairs (a close from another thread between the two appends)
         if self.source is not None:  # reading began: the decoder lives on in the client's generators, if needed
             self.decoder = None
         self.source = None
@@ -829,9 +829,13 @@ class EventTap:
     # cold in the caches at every call, where the generator runs in the interpreter loop the client keeps hot
     # (bench/README.md, eighth session).
     def iter_bytes(self, iterator: Iterator[bytes]) -> Iterator[Any]:
-        """The real decoder's ``iter_bytes``, reading ``iterator``'s chunks through :meth:`_keep`."""
-        self.source = iterator
-        return self.decoder.iter_bytes(self._keep(iterator))
+        """The real decoder's ``iter_bytes``, reading ``iterator``'s chunks through :meth:`_keep`. The decoder is
+        taken before ``source`` is set (the end lets it go once reading began); after the end (the app closed the
+        stream before reading it) ``source`` stays unset: it would keep the response alive until the export."""
+        decoder = self.decoder
+        if not self.done:
+            self.source = iterator
+        return decoder.iter_bytes(self._keep(iterator))
 
     def _keep(self, iterator: Iterator[bytes]) -> Iterator[bytes]:
         kept, clock, fold_at = self.kept, _time_ns, 2 * FOLD_AT
@@ -844,8 +848,10 @@ class EventTap:
 
     def aiter_bytes(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[Any]:
         """:meth:`iter_bytes` for the async decoder."""
-        self.source = iterator
-        return self.decoder.aiter_bytes(self._akeep(iterator))
+        decoder = self.decoder
+        if not self.done:
+            self.source = iterator
+        return decoder.aiter_bytes(self._akeep(iterator))
 
     async def _akeep(self, iterator: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         kept, clock, fold_at = self.kept, _time_ns, 2 * FOLD_AT
