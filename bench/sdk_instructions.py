@@ -29,6 +29,11 @@ Prints a table; never asserts. Needs valgrind (Debian's ``valgrind`` package); w
     python bench/sdk_instructions.py                  # stub client, 200 calls x 3 runs per configuration (~5 min)
     python bench/sdk_instructions.py --client real    # the real client, 50 calls (~3-4 min per run on 2 cores)
     python bench/sdk_instructions.py --cold --calls 30 --runs 1   # stub client on cold caches (~4 min)
+    python bench/sdk_instructions.py --client real --runs 1 --gc-off   # compare two versions (~5 min)
+
+``--gc-off`` keeps the garbage collector out of the counted batches (it runs between them, with the rest of the
+export thread's work): where young-generation passes land otherwise moves a real-client count by 10,000-20,000
+instructions per call between two trees of the same client code, more than most changes to the SDK.
 
 ``--cold`` counts each stub call alone, right after an uncounted call of the real client without the SDK: the
 simulated caches are then as cold as the app's own work leaves the real ones, and the L2 column counts what the
@@ -58,7 +63,8 @@ BATCH = 10
 
 
 # --- the measured process --------------------------------------------------------------------------------------
-def workload(client_kind: str, kind: str, sdk_on: bool, calls: int, cold: bool = False) -> None:
+def workload(client_kind: str, kind: str, sdk_on: bool, calls: int, cold: bool = False,
+             collect: bool = True) -> None:
     """Run in the child process under callgrind: warm up, then ``calls`` calls inside ``functools.reduce`` (the
     one C function callgrind counts in), draining the queue between batches outside it. ``cold`` (stub client
     only): each counted call alone, right after an uncounted call of the real client without the SDK, which
@@ -110,6 +116,8 @@ def workload(client_kind: str, kind: str, sdk_on: bool, calls: int, cold: bool =
     def step(_: object, __: int) -> None:
         call(client)
 
+    if not collect:  # --gc-off: the collector runs only between batches (export_queued), never inside a count
+        gc.disable()
     for _ in range(10):
         for _ in range(BATCH):
             call(client)
@@ -131,14 +139,14 @@ def workload(client_kind: str, kind: str, sdk_on: bool, calls: int, cold: bool =
 
 # --- the driver ------------------------------------------------------------------------------------------------
 def count(client_kind: str, kind: str, sdk_on: bool, calls: int, workdir: Path, tag: str,
-          cold: bool = False) -> dict[str, int]:
+          cold: bool = False, collect: bool = True) -> dict[str, int]:
     """One configuration under callgrind: its event totals inside the measured loop."""
     out = workdir / f"callgrind.{client_kind}{'.cold' if cold else ''}.{kind}.{'on' if sdk_on else 'off'}.{tag}"
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     cmd = ["valgrind", "--tool=callgrind", "--cache-sim=yes", f"--LL={LAST_LEVEL}",
            "--toggle-collect=functools_reduce", f"--callgrind-out-file={out}",
            sys.executable, __file__, "--child", client_kind, kind, "on" if sdk_on else "off", str(calls),
-           "cold" if cold else "warm"]
+           "cold" if cold else "warm", "gc" if collect else "nogc"]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if done.returncode != 0 or not out.exists():
         raise RuntimeError(f"callgrind run failed ({done.returncode}): {done.stderr[-2000:]}")
@@ -168,11 +176,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="callgrind runs at a time")
     ap.add_argument("--cold", action="store_true",
                     help="stub client: each counted call right after an uncounted real client call (cold caches)")
-    ap.add_argument("--child", nargs=5, metavar=("CLIENT", "KIND", "SDK", "CALLS", "CACHES"), help=argparse.SUPPRESS)
+    ap.add_argument("--gc-off", action="store_true",
+                    help="no garbage collection inside the counted batches (only between them): compare versions")
+    ap.add_argument("--child", nargs=6, metavar=("CLIENT", "KIND", "SDK", "CALLS", "CACHES", "GC"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        client_kind, kind, sdk, calls, caches = args.child
-        workload(client_kind, kind, sdk == "on", int(calls), caches == "cold")
+        client_kind, kind, sdk, calls, caches, collector = args.child
+        workload(client_kind, kind, sdk == "on", int(calls), caches == "cold", collector == "gc")
         return 0
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind); this bench counts instructions with "
@@ -188,13 +199,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not kinds or any(k not in ("plain", "stream") for k in kinds):
         ap.error("--kinds takes plain, stream or both")
     jobs = [(kind, sdk_on, run) for kind in kinds for sdk_on in (True, False) for run in range(args.runs)]
-    what = f"{args.client} client{', cold caches' if args.cold else ''}"
+    what = (f"{args.client} client{', cold caches' if args.cold else ''}"
+            f"{', no garbage collection inside a count' if args.gc_off else ''}")
     print(f"callgrind, {what}, {calls} counted calls per run, {args.runs} run(s) per configuration, "
           f"{len(jobs)} runs, {args.jobs} at a time", flush=True)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="iw-callgrind-") as tmp, ThreadPoolExecutor(args.jobs) as pool:
         futures = {job: pool.submit(count, args.client, job[0], job[1], calls, Path(tmp), str(job[2]),
-                                   args.cold)
+                                   args.cold, not args.gc_off)
                    for job in jobs}
         results: dict[tuple[str, bool, int], dict[str, int]] = {}
         for job, future in futures.items():

@@ -185,8 +185,11 @@ def _pipeline() -> Any:
 
 FAULTS = [
     Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "_current", SimpleNamespace(get=r))),  # read directly
-    Fault("prepare:recorder", lambda mp, r: mp.setattr(ProviderCall, "__init__", r)),
-    Fault("prepare:parent", lambda mp, r: mp.setattr(_LLM_CALL, "_CURRENT_CONTEXT", SimpleNamespace(get=r))),
+    # the OpenAI recorder's hot path calls ProviderCall.__init__ (and the pipeline's enqueue, the context read, the
+    # tap's __init__) through names bound once at import: each fault patches those too
+    Fault("prepare:recorder", lambda mp, r: (mp.setattr(ProviderCall, "__init__", r),
+                                             mp.setattr(iw_openai, "_init_call", r))),
+    Fault("prepare:parent", lambda mp, r: mp.setattr(_LLM_CALL, "_current_context", r)),
     Fault("record:call", lambda mp, r: mp.setattr(LlmCall, "__init__", r)),  # made in the export thread or here
     Fault("record:usage", lambda mp, r: mp.setattr(LlmCall, "usage", r), modes=("plain", "stream"),
           on_error=False),
@@ -194,14 +197,15 @@ FAULTS = [
     Fault("record:first_token", lambda mp, r: mp.setattr(ProviderCall, "first_token", r),
           modes=("stream", "helper"), on_error=False),
     Fault("record:end", lambda mp, r: mp.setattr(_responses, "remember", r), on_error=False),  # inside end()
-    Fault("record:queue", lambda mp, r: mp.setattr(_pipeline(), "enqueue", r)),  # what every call's end runs
+    Fault("record:queue", lambda mp, r: (mp.setattr(_pipeline(), "enqueue", r),  # what every call's end runs
+                                         mp.setattr(_LLM_CALL, "_enqueue", lambda pipeline, call: r(call)))),
     Fault("record:span_attributes", lambda mp, r: mp.setattr(InferenceMetrics, "span_attributes", r)),
     # OpenAI's chat streams are tapped (capture off), Anthropic's proxied
     Fault("record:stream_proxy", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
           modes=("stream", "helper"), on_error=False, providers=("anthropic",)),
     Fault("record:stream_proxy_capture", lambda mp, r: mp.setattr(_streams._ProxyBase, "__init__", r),
           options={"capture": "full"}, modes=("stream", "helper"), on_error=False),
-    Fault("record:stream_tap", lambda mp, r: mp.setattr(_streams.EventTap, "__init__", r),
+    Fault("record:stream_tap", lambda mp, r: mp.setattr(iw_openai, "_init_tap", r),
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("record:stream_tap_end", lambda mp, r: mp.setattr(iw_openai._ChatEvents, "ended", r),
           modes=("stream", "helper"), on_error=False, providers=("openai",)),

@@ -1011,6 +1011,45 @@ def test_an_event_tap_leaves_the_responses_attributes_where_they_were() -> None:
     assert not _streams.EventTap.can_hook(other, False)
 
 
+def test_the_recorder_and_the_tap_have_no_init_of_their_own() -> None:
+    """The hot path makes them with ``object.__new__`` and calls ProviderCall's and EventTap's ``__init__``
+    directly (no lookup of ``__init__`` on a class, see "names bound once" in ``_streams``): an ``__init__`` of
+    their own would be skipped."""
+    from inferwatch.integrations.openai import _ChatEvents, _Recorder
+    from inferwatch.llm_call import ProviderCall
+
+    assert "__init__" not in vars(_Recorder) and "__init__" not in vars(_ChatEvents)
+    assert _Recorder.__init__ is ProviderCall.__init__ and _ChatEvents.__init__ is _streams.EventTap.__init__
+
+
+def test_a_response_class_whose_close_is_replaced_is_still_hooked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The class's close is remembered per class; replaced later (another library patching httpx), the new one
+    is asked for, so the stream is still tapped, and the tap's close calls the new function."""
+    import httpx2
+
+    class Patched(httpx2.Response):
+        pass
+
+    assert _streams.can_hook(Patched(200), False)
+    closed: list[Any] = []
+
+    def close(self: Any) -> None:
+        closed.append(self)
+        httpx2.Response.close(self)
+
+    monkeypatch.setattr(Patched, "close", close)
+    response = Patched(200, content=b"data: x\n\n")
+    closed.clear()  # a response made with its content reads it, and closes itself, as it is made
+    assert _streams.can_hook(response, False)
+    tap = _Tap(_Decoder(), response, None, False)
+    tap.ends, tap.reads = [], []
+    response.close()
+    assert closed == [response] and tap.ends == [None]
+    other = Patched(200)
+    other.close = lambda: None  # type: ignore[method-assign]
+    assert not _streams.can_hook(other, False) and _streams.can_hook(Patched(200), False)
+
+
 def test_leading_id_reads_only_a_plain_first_member() -> None:
     from inferwatch.integrations.openai import _leading_id
 
@@ -1451,6 +1490,21 @@ def test_azure_clients_are_recorded_as_azure(rec: Recorded, openai_client: Any) 
         assert rec.one()[sc.GEN_AI_PROVIDER_NAME] == "azure.ai.openai"
         openai_client.chat.completions.create(model=MODEL, messages=user("openai"))
         assert rec.one()[sc.GEN_AI_PROVIDER_NAME] == "openai"
+
+
+def test_a_resource_or_stream_of_an_unexpected_shape_is_still_handled() -> None:
+    """The hot path reads ``resource._client``, ``stream._decoder`` and ``stream.response`` as attributes (see
+    "names bound once" in ``_streams``): one that is missing means the default provider name, and no tap (the
+    stream is then proxied), never an error."""
+    from types import SimpleNamespace
+
+    from inferwatch.integrations.openai import _ChatEvents, _Recorder
+
+    rec = _Recorder.prepare(SimpleNamespace(), "chat", {"model": MODEL, "messages": [], "stream": True},
+                            is_async=False)
+    assert rec is not None and rec.provider == "openai" and rec.model == MODEL and rec.streamed
+    assert not _ChatEvents.tap(SimpleNamespace(response=object()), rec)
+    assert not _ChatEvents.tap(SimpleNamespace(_decoder=object()), rec)
 
 
 def test_provider_names_remember_a_bounded_number_of_client_classes() -> None:

@@ -47,9 +47,12 @@ from . import _responses, budget, client, context
 from . import semconv as sc
 from ._guard import record_internal_error
 from .metrics import CACHE_HIT_KINDS, InferenceMetrics
-from .telemetry import _CURRENT_CONTEXT, _SPAN_KEY, LightSpan, parent_of
+from .telemetry import _CURRENT_CONTEXT, _SPAN_KEY, LightSpan, Pipeline, parent_of
 
 _CLIENT = trace.SpanKind.CLIENT
+# bound once for ProviderCall, which every provider call makes (see "names bound once" in integrations._streams)
+_current_context = otel_context.get_current if _CURRENT_CONTEXT is None else _CURRENT_CONTEXT.get
+_enqueue = Pipeline.enqueue  # a Pipeline has too many attributes for its method reads to be specialised
 
 
 class LlmCall:
@@ -300,7 +303,7 @@ class ProviderCall:
         options = client._options
         if options is None or options.sample_rate >= 1.0 or random.random() < options.sample_rate:
             # LightSpan.__init__'s parent and ids, taken now (the span itself is made from them later)
-            ctx = otel_context.get_current() if _CURRENT_CONTEXT is None else _CURRENT_CONTEXT.get()
+            ctx = _current_context()
             current = ctx.get(_SPAN_KEY)
             parent = self._parent = None if current is None else parent_of(current)
             try:
@@ -393,7 +396,7 @@ class ProviderCall:
             self._later = later
             if self.response_id:  # feedback by response id can name this trace before the span is exported
                 _responses.remember(self.response_id, self._trace_id, self._span_id)
-            if not self._pipeline.enqueue(self):  # dropped (queue full): the call's metrics are kept all the same
+            if not _enqueue(self._pipeline, self):  # dropped (queue full): its metrics are kept all the same
                 self._closed_span().record_metrics_only()
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.end", exc)

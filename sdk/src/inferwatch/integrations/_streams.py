@@ -665,6 +665,41 @@ def _called_inside(generator: Any, frame: types.FrameType | None) -> bool:
 _CALLER_DEPTH = 8  # httpx2 closes the response from iter_raw's finally, one level inside its iter_bytes
 
 
+# --- names bound once, for the hot path ------------------------------------------------------------------------
+# The path every recorded call takes reaches functions and methods through names bound at import (here, in the
+# provider modules and in llm_call) rather than ``Class.method(...)``, ``getattr(obj, "name")`` or
+# ``obj.method`` taken without a call. Why: such a lookup (a class's attribute, read through the metaclass first;
+# a classmethod or staticmethod read from its class; ``getattr``/``setattr``; a method of an instance with more
+# than 30 attributes; a class called with a Python ``__init__``, which looks that up) is one CPython 3.11 cannot
+# specialise, so it goes through the interpreter's type-attribute cache, and the provider client's own work keeps
+# emptying that cache: the bare client's streamed call walks class MROs about 1,500 times (callgrind:
+# ``find_name_in_mro``; every field read of a pydantic model is such a lookup). Each lookup of ours then walks
+# the MRO on cold caches, about 1,000 machine instructions for a class attribute. Counted on the real client's
+# streamed call (``bench/sdk_instructions.py --client real --gc-off``), the bound names took a third of the
+# instructions the SDK added and half its simulated L2 misses (bench/README.md, tenth session). Fault-injection
+# tests patch the bound names.
+new_object = object.__new__  # an instance without calling its class: no lookup of the class's __init__
+MethodType = types.MethodType  # a bound method made without looking the function up on the instance's class
+_class_closes: dict[tuple[type, str], Any] = {}  # (response class, "close"/"aclose") -> its function, or None
+
+
+def can_hook(response: Any, is_async: bool) -> bool:
+    """The response's ``close`` (``aclose``) is its class's: nothing of anyone else's would be replaced. Asked
+    without reading the response's ``__dict__``, which would turn its attributes into a dict of their own for
+    the rest of its life (slower to read for the client, a counted difference). The class's function is
+    remembered per class (asked again when the response's is another: a class not seen yet, one whose function
+    was replaced since, or a response with a close of its own)."""
+    name = "aclose" if is_async else "close"
+    key = (type(response), name)
+    found = getattr(getattr(response, name, None), "__func__", None)
+    own = _class_closes.get(key, False)
+    if own is not found:
+        own = getattr(key[0], name, None)
+        if len(_class_closes) < 64:
+            _class_closes[key] = own
+    return own is not None and found is own
+
+
 class EventTap:
     """Stands in for the server-sent-event decoder of a Stainless-made client's stream (``openai.Stream``'s
     ``_decoder``): the stream itself is handed to the app untouched, and the real decoder reads the response's
@@ -721,17 +756,13 @@ class EventTap:
         self.closer = closer
         self.response = response
         self.hooked = "aclose" if is_async else "close"
-        setattr(response, self.hooked, self.aclose if is_async else self.close)
+        setattr(response, self.hooked, MethodType(_aclose_hook if is_async else _close_hook, self))
         self.done = False
 
     @staticmethod
     def can_hook(response: Any, is_async: bool) -> bool:
-        """The response's ``close`` (``aclose``) is its class's: nothing of anyone else's would be replaced. Asked
-        without reading the response's ``__dict__``, which would turn its attributes into a dict of their own for
-        the rest of its life (slower to read for the client, a counted difference)."""
-        name = "aclose" if is_async else "close"
-        own = getattr(type(response), name, None)
-        return own is not None and getattr(getattr(response, name, None), "__func__", None) is own
+        """See :func:`can_hook`."""
+        return can_hook(response, is_async)
 
     def ended(self, error: BaseException | None) -> None:
         """The stream ended (once): record it."""
@@ -869,3 +900,7 @@ class EventTap:
                 self._end(None)
         except Exception as exc:  # noqa: BLE001 - never raise from a finalizer
             _guard.record_internal_error(self.where, exc)
+
+
+# the hooks EventTap.__init__ binds to a tap (names bound once, above): subclasses do not override these two
+_close_hook, _aclose_hook = EventTap.close, EventTap.aclose

@@ -63,6 +63,8 @@ from . import _sse as sse
 from . import _streams as st
 from ._streams import _inside, get_ident
 
+_mark_inside, _unmark_inside = _inside.add, _inside.discard  # bound once: see "names bound once" in _streams
+
 log = logging.getLogger("inferwatch")
 
 PATCH_NAME = "openai"
@@ -186,8 +188,8 @@ def _factory(api: str, is_async: bool) -> st.Factory:
                     return original(self, *args, **kwargs)
                 # BudgetExceeded: before the provider is called (no guard installed: nothing to ask)
                 downgraded = "" if budget._active is None else budget.enforce_request(kwargs)
-                rec = _Recorder.prepare(self, api, kwargs, is_async=False, downgraded_from=downgraded)
-                _inside.add(thread)  # st.enter_call(), inlined as the rest of this hot path (it was not inside)
+                rec = _prepare(self, api, kwargs, is_async=False, downgraded_from=downgraded)
+                _mark_inside(thread)  # st.enter_call(), inlined as the rest of this hot path (it was not inside)
                 try:
                     result = original(self, *args, **kwargs)
                 except BaseException as exc:
@@ -195,14 +197,14 @@ def _factory(api: str, is_async: bool) -> st.Factory:
                         rec.end(exc)
                     raise
                 finally:
-                    _inside.discard(thread)
+                    _unmark_inside(thread)
                 return result if rec is None else rec.complete(result)
         return st.mark(wrapper, original)
     return make
 
 
 async def _record_async(coroutine: Any, resource: Any, api: str, kwargs: dict[str, Any], downgraded: str) -> Any:
-    rec = _Recorder.prepare(resource, api, kwargs, is_async=True, downgraded_from=downgraded)  # timing starts now
+    rec = _prepare(resource, api, kwargs, is_async=True, downgraded_from=downgraded)  # timing starts now
     try:
         result = await coroutine
     except BaseException as exc:
@@ -244,10 +246,14 @@ class _Recorder(ProviderCall):
                 downgraded_from: str = "") -> _Recorder | None:
         try:
             model = kwargs.get("model")
-            owner = type(getattr(resource, "_client", None))  # _providers.of(resource), inlined
+            try:  # _providers.of(resource), inlined
+                owner = type(resource._client)
+            except AttributeError:
+                owner = type(None)
             provider = _providers.known.get(owner) or _providers.learn(owner)
-            rec = cls(model if isinstance(model, str) else "", provider,
-                      kwargs.get("stream") is True, downgraded_from)
+            rec = _new_object(cls)  # cls(...) without looking up __init__: ProviderCall's, called next
+            _init_call(rec, model if isinstance(model, str) else "", provider, kwargs.get("stream") is True,
+                       downgraded_from)
             rec.api = api
             rec.is_async = is_async
             options = iw_client._options  # st.capture_on(), inlined (every call runs this)
@@ -295,7 +301,7 @@ class _Recorder(ProviderCall):
                 # the client's own stream, its bytes read in the export thread (_ChatEvents), where nothing
                 # must be read before the call ends: capture off, a span to record (sampled in)
                 if (type(result) in _tappable and self.api == "chat" and not self.capture
-                        and self._span_id is not None and _ChatEvents.tap(result, self)):
+                        and self._span_id is not None and _tap(result, self)):
                     return result
                 if self.is_async and hasattr(result, "__anext__"):
                     observer = _ChatStream(self) if self.api == "chat" else _ResponsesStream(self)
@@ -685,13 +691,16 @@ class _ChatEvents(st.EventTap):
     @classmethod
     def tap(cls, stream: Any, rec: _Recorder) -> bool:
         """Put a tap in ``stream``'s decoder; False (nothing changed) when it has no decoder or response, or a
-        response whose close cannot be hooked. The stream's attributes are read one by one: reading its
-        ``__dict__`` would make one for it (see :meth:`EventTap.can_hook`)."""
-        decoder = getattr(stream, "_decoder", None)
-        response = getattr(stream, "response", None)
-        if decoder is None or response is None or not st.EventTap.can_hook(response, rec.is_async):
+        response whose close cannot be hooked (:func:`_streams.can_hook`). The stream's attributes are read as
+        attributes, never through its ``__dict__``, which would make one for it."""
+        try:
+            decoder, response = stream._decoder, stream.response
+        except AttributeError:
             return False
-        tap = cls(decoder, response, _tappable.get(type(stream)), rec.is_async)
+        if decoder is None or response is None or not _can_hook(response, rec.is_async):
+            return False
+        tap = _new_object(cls)  # cls(...) without looking up __init__: EventTap's, called next
+        _init_tap(tap, decoder, response, _tappable.get(type(stream)), rec.is_async)
         tap.rec = rec
         tap.reader = tap.totals = None
         stream._decoder = tap
@@ -707,7 +716,7 @@ class _ChatEvents(st.EventTap):
                 if response_id:
                     rec.response_id = response_id
         finally:
-            rec.end(error, self.later)  # the call is recorded whatever failed above
+            rec.end(error, _MethodType(_later, self))  # self.later; recorded whatever failed above
 
     def read(self, kept: Sequence[Any]) -> None:
         totals = self.totals
@@ -740,6 +749,16 @@ class _ChatEvents(st.EventTap):
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(_STREAM_WHERE, exc)
 
+
+# The hot path's functions and methods, bound once (see "names bound once" in _streams)
+_prepare = _Recorder.prepare
+_tap = _ChatEvents.tap
+_can_hook = st.can_hook
+_new_object = st.new_object
+_init_call = ProviderCall.__init__
+_init_tap = st.EventTap.__init__
+_MethodType = st.MethodType
+_later = _ChatEvents.later
 
 _ID_START = b'data: {"id":"'  # how OpenAI's streams begin
 
