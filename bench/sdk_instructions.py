@@ -29,7 +29,7 @@ Prints a table; never asserts. Needs valgrind (Debian's ``valgrind`` package); w
     python bench/sdk_instructions.py                  # stub client, 200 calls x 3 runs per configuration (~5 min)
     python bench/sdk_instructions.py --client real    # the real client, 50 calls (~3-4 min per run on 2 cores)
     python bench/sdk_instructions.py --cold --calls 30 --runs 1   # stub client on cold caches (~4 min)
-    python bench/sdk_instructions.py --client real --runs 1 --gc-off   # compare two versions (~5 min)
+    python bench/sdk_instructions.py --client real --runs 1 --gc-off   # run in each of two trees (~5 min)
 
 ``--gc-off`` keeps the garbage collector out of the counted batches (it runs between them, with the rest of the
 export thread's work): where young-generation passes land otherwise moves a real-client count by 10,000-20,000

@@ -185,8 +185,10 @@ def _pipeline() -> Any:
 
 FAULTS = [
     Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "_current", SimpleNamespace(get=r))),  # read directly
-    # the OpenAI recorder's hot path calls ProviderCall.__init__ (and the pipeline's enqueue, the context read, the
-    # tap's __init__) through names bound once at import: each fault patches those too
+    # the hot path reaches some stages through names bound once at import ("names bound once" in
+    # integrations._streams): the OpenAI recorder's ProviderCall.__init__ (Anthropic's still calls its class),
+    # ProviderCall's context read and enqueue (both providers; Anthropic's calls end through LlmCall, which uses
+    # the pipeline's own enqueue), the OpenAI tap's EventTap.__init__: each fault patches what its stage calls
     Fault("prepare:recorder", lambda mp, r: (mp.setattr(ProviderCall, "__init__", r),
                                              mp.setattr(iw_openai, "_init_call", r))),
     Fault("prepare:parent", lambda mp, r: mp.setattr(_LLM_CALL, "_current_context", r)),

@@ -1022,6 +1022,21 @@ def test_the_recorder_and_the_tap_have_no_init_of_their_own() -> None:
     assert _Recorder.__init__ is ProviderCall.__init__ and _ChatEvents.__init__ is _streams.EventTap.__init__
 
 
+def test_no_tap_overrides_the_hooks_bound_once() -> None:
+    """A tap's close hooks are ``EventTap.close``/``aclose`` and the OpenAI tap's export callback is
+    ``_ChatEvents.later``, bound at import (see "names bound once" in ``_streams``): a subclass's own would be
+    skipped."""
+    from inferwatch.integrations.openai import _ChatEvents
+
+    def subclasses(cls: type) -> list[type]:
+        return [cls] + [sub for direct in cls.__subclasses__() for sub in subclasses(direct)]
+
+    for cls in subclasses(_streams.EventTap)[1:]:
+        if cls.__module__.startswith("inferwatch"):
+            assert not {"close", "aclose"} & set(vars(cls)), cls
+    assert all("later" not in vars(cls) for cls in subclasses(_ChatEvents)[1:])
+
+
 def test_a_response_class_whose_close_is_replaced_is_still_hooked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The class's close is remembered per class; replaced later (another library patching httpx), the new one
     is asked for, so the stream is still tapped, and the tap's close calls the new function."""
@@ -1505,6 +1520,7 @@ def test_a_resource_or_stream_of_an_unexpected_shape_is_still_handled() -> None:
     assert rec is not None and rec.provider == "openai" and rec.model == MODEL and rec.streamed
     assert not _ChatEvents.tap(SimpleNamespace(response=object()), rec)
     assert not _ChatEvents.tap(SimpleNamespace(_decoder=object()), rec)
+    assert not _ChatEvents.tap(SimpleNamespace(_decoder=object(), response=object()), rec)  # no close to hook
 
 
 def test_provider_names_remember_a_bounded_number_of_client_classes() -> None:

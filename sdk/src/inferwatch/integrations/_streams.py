@@ -669,18 +669,21 @@ _CALLER_DEPTH = 8  # httpx2 closes the response from iter_raw's finally, one lev
 # The path every recorded call takes reaches functions and methods through names bound at import (here, in the
 # provider modules and in llm_call) rather than ``Class.method(...)``, ``getattr(obj, "name")`` or
 # ``obj.method`` taken without a call. Why: such a lookup (a class's attribute, read through the metaclass first;
-# a classmethod or staticmethod read from its class; ``getattr``/``setattr``; a method of an instance with more
-# than 30 attributes; a class called with a Python ``__init__``, which looks that up) is one CPython 3.11 cannot
-# specialise, so it goes through the interpreter's type-attribute cache, and the provider client's own work keeps
-# emptying that cache: the bare client's streamed call walks class MROs about 1,500 times (callgrind:
-# ``find_name_in_mro``; every field read of a pydantic model is such a lookup). Each lookup of ours then walks
-# the MRO on cold caches, about 1,000 machine instructions for a class attribute. Counted on the real client's
-# streamed call (``bench/sdk_instructions.py --client real --gc-off``), the bound names took a third of the
-# instructions the SDK added and half its simulated L2 misses (bench/README.md, tenth session). Fault-injection
-# tests patch the bound names.
+# a classmethod or staticmethod read from its class; ``getattr``/``setattr``; a class called with a Python
+# ``__init__``, which looks that up; some method reads that stayed unspecialised in a real process, adaptive
+# ``dis`` showed) is one CPython 3.11 does not specialise, so it goes through the interpreter's type-attribute
+# cache, and the provider client's own work keeps emptying that cache: the bare client's streamed call walks
+# class MROs about 1,500 times (callgrind: ``find_name_in_mro``; every field read of a pydantic model is such a
+# lookup). Each lookup of ours then may walk the MRO on cold caches, about 1,000 machine instructions for a class
+# attribute; whether it does depends on the process (the cache's slots follow the classes' version tags and the
+# names' hashes). Counted on the real client's streamed call (``bench/sdk_instructions.py --client real
+# --gc-off``, and the SDK-on call alone under five hash seeds), the bound names took 8,000-22,000 instructions
+# off it, 7-31 % of what the SDK adds (bench/README.md, tenth session). Fault-injection tests patch the bound
+# names.
 new_object = object.__new__  # an instance without calling its class: no lookup of the class's __init__
 MethodType = types.MethodType  # a bound method made without looking the function up on the instance's class
 _class_closes: dict[tuple[type, str], Any] = {}  # (response class, "close"/"aclose") -> its function, or None
+CLASS_CLOSES_LIMIT = 64  # response classes remembered: classes made on the fly are asked each time, not kept
 
 
 def can_hook(response: Any, is_async: bool) -> bool:
@@ -688,14 +691,16 @@ def can_hook(response: Any, is_async: bool) -> bool:
     without reading the response's ``__dict__``, which would turn its attributes into a dict of their own for
     the rest of its life (slower to read for the client, a counted difference). The class's function is
     remembered per class (asked again when the response's is another: a class not seen yet, one whose function
-    was replaced since, or a response with a close of its own)."""
+    was replaced since, or a response with a close of its own). One answer differs from asking the class each
+    time: a response holding, as a close of its own, the class's function from before the class's was replaced
+    is taken as unhooked (its close is then the class's new one after the call)."""
     name = "aclose" if is_async else "close"
     key = (type(response), name)
     found = getattr(getattr(response, name, None), "__func__", None)
     own = _class_closes.get(key, False)
     if own is not found:
         own = getattr(key[0], name, None)
-        if len(_class_closes) < 64:
+        if len(_class_closes) < CLASS_CLOSES_LIMIT:
             _class_closes[key] = own
     return own is not None and found is own
 
