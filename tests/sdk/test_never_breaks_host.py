@@ -4,16 +4,17 @@ For each stage an exception is injected into our own code (monkeypatching the SD
 prepare (tags lookup, the recorder's construction, the parent span's lookup), record (the call's metrics and
 span, usage, response, first token, end, the span attributes, the stream proxy), redaction (a redactor that
 raises), export (a span exporter and a metric exporter that raise) and user hooks (a ``before_send`` that
-raises). Then the app's call runs through the real OpenAI and Anthropic clients against the mock server, plain,
-streamed and through the stream helpers, and what the app sees (the result, every streamed item, or the exception
-raised: type, status, message) must equal what it sees without the SDK. Each fault must also have fired, so no
-case passes by not reaching the fault.
+raises). Then the app's call runs through the real OpenAI and Anthropic clients against the mock server, sync and
+async, plain, streamed and through the stream helpers, and what the app sees (the result, every streamed item, or
+the exception raised: type, status, message) must equal what it sees without the SDK. Each fault must also have
+fired, so no case passes by not reaching the fault.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
@@ -35,6 +36,7 @@ from inferwatch.integrations import _streams  # noqa: E402
 from inferwatch.integrations import openai as iw_openai  # noqa: E402
 from inferwatch.llm_call import LlmCall, ProviderCall  # noqa: E402
 from inferwatch.metrics import InferenceMetrics  # noqa: E402
+from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
 
 _LLM_CALL = sys.modules[LlmCall.__module__]  # (inferwatch.llm_call is also the name of a function)
 
@@ -63,6 +65,10 @@ class Raiser:
         raise Boom("injected SDK failure")
 
 
+AppCall = Callable[[list[Any]], Any]
+AsyncAppCall = Callable[[Any, list[Any]], Awaitable[Any]]  # (a client made for this event loop, seen)
+
+
 # --- what the app sees -------------------------------------------------------------------------------------------
 def _plain(value: Any) -> Any:
     """A comparable form of an SDK object: its dump without per-request ids and timestamps."""
@@ -75,7 +81,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _outcome(app_call: Callable[[list[Any]], Any]) -> tuple[Any, ...]:
+def _outcome(app_call: AppCall) -> tuple[Any, ...]:
     seen: list[Any] = []
     try:
         result = app_call(seen)
@@ -128,6 +134,70 @@ def _anthropic_call(client: Any, mode: str, text: str) -> Callable[[list[Any]], 
             return events.get_final_message()
 
     return {"plain": plain, "stream": stream, "helper": helper}[mode]
+
+
+def _openai_call_async(mode: str, text: str) -> AsyncAppCall:
+    messages = [{"role": "user", "content": text}]
+
+    async def plain(client: Any, seen: list[Any]) -> Any:
+        return await client.chat.completions.create(model=OPENAI_MODEL, messages=messages)
+
+    async def stream(client: Any, seen: list[Any]) -> Any:
+        result = await client.chat.completions.create(model=OPENAI_MODEL, messages=messages, stream=True,
+                                                      stream_options={"include_usage": True})
+        assert isinstance(result, openai.AsyncStream)
+        async for chunk in result:
+            seen.append(chunk)
+        return None
+
+    async def helper(client: Any, seen: list[Any]) -> Any:
+        async with client.chat.completions.stream(model=OPENAI_MODEL, messages=messages) as events:
+            async for event in events:
+                seen.append(event.type)
+            return await events.get_final_completion()
+
+    return {"plain": plain, "stream": stream, "helper": helper}[mode]
+
+
+def _anthropic_call_async(mode: str, text: str) -> AsyncAppCall:
+    messages = [{"role": "user", "content": text}]
+
+    async def plain(client: Any, seen: list[Any]) -> Any:
+        return await client.messages.create(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages)
+
+    async def stream(client: Any, seen: list[Any]) -> Any:
+        result = await client.messages.create(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages,
+                                              stream=True)
+        assert isinstance(result, anthropic.AsyncStream)
+        async for event in result:
+            seen.append(event)
+        return None
+
+    async def helper(client: Any, seen: list[Any]) -> Any:
+        async with client.messages.stream(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages) as events:
+            async for text_piece in events.text_stream:
+                seen.append(text_piece)
+            return await events.get_final_message()
+
+    return {"plain": plain, "stream": stream, "helper": helper}[mode]
+
+
+def _app_call(provider: str, flavour: str, mode: str, text: str, client: Any, mock: Any) -> AppCall:
+    """The app's call as :func:`_outcome` runs it. Async: in a fresh event loop, with an async client of its own
+    made there (an async client belongs to the loop it first ran in)."""
+    if flavour == "sync":
+        return (_openai_call if provider == "openai" else _anthropic_call)(client, mode, text)
+    call = (_openai_call_async if provider == "openai" else _anthropic_call_async)(mode, text)
+
+    async def run(seen: list[Any]) -> Any:
+        async_client = (openai.AsyncOpenAI(base_url=mock.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
+                        if provider == "openai" else
+                        anthropic.AsyncAnthropic(base_url=mock.anthropic_base_url, api_key=MOCK_API_KEY,
+                                                 max_retries=0))
+        async with async_client:
+            return await call(async_client, seen)
+
+    return lambda seen: asyncio.run(run(seen))
 
 
 # --- the faults --------------------------------------------------------------------------------------------------
@@ -223,16 +293,15 @@ FAULTS = [
     Fault("hook:before_send", lambda mp, r: mp.setattr(_pipeline(), "_before_send", r)),
 ]
 
-_baselines: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+_baselines: dict[tuple[str, str, str, str], tuple[Any, ...]] = {}
 
 
-def _baseline(provider: str, client: Any, mode: str, text: str) -> tuple[Any, ...]:
+def _baseline(provider: str, flavour: str, mode: str, text: str, client: Any, mock: Any) -> tuple[Any, ...]:
     """What the app sees without the SDK (computed once per case, nothing installed, nothing initialised)."""
-    key = (provider, mode, text)
+    key = (provider, flavour, mode, text)
     if key not in _baselines:
         assert iw_client.get_pipeline() is None
-        call = _openai_call if provider == "openai" else _anthropic_call
-        _baselines[key] = _outcome(call(client, mode, text))
+        _baselines[key] = _outcome(_app_call(provider, flavour, mode, text, client, mock))
     return _baselines[key]
 
 
@@ -246,15 +315,15 @@ def clean() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("mode", ["plain", "stream", "helper"])
+@pytest.mark.parametrize("flavour", ["sync", "async"])
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 @pytest.mark.parametrize("fault", FAULTS, ids=[f.name for f in FAULTS])
-def test_app_sees_the_same_with_a_failing_sdk(fault: Fault, provider: str, mode: str, openai_client: Any,
-                                              anthropic_client: Any, monkeypatch: pytest.MonkeyPatch,
-                                              clean: None) -> None:
+def test_app_sees_the_same_with_a_failing_sdk(fault: Fault, provider: str, flavour: str, mode: str,
+                                              openai_client: Any, anthropic_client: Any, mock_llm: Any,
+                                              monkeypatch: pytest.MonkeyPatch, clean: None) -> None:
     client = openai_client if provider == "openai" else anthropic_client
-    call = _openai_call if provider == "openai" else _anthropic_call
     for text in TEXTS[mode]:
-        expected = _baseline(provider, client, mode, text)
+        expected = _baseline(provider, flavour, mode, text, client, mock_llm)
         raiser = Raiser()
         with monkeypatch.context() as mp:
             inferwatch.init(exporter=InMemorySpanExporter(), schedule_delay_ms=50, sample_rate=1.0,
@@ -262,10 +331,10 @@ def test_app_sees_the_same_with_a_failing_sdk(fault: Fault, provider: str, mode:
             mp.setattr(_pipeline(), "_metric_exporter", NullMetricExporter())
             assert (inferwatch.instrument_openai() if provider == "openai" else inferwatch.instrument_anthropic())
             fault.inject(mp, raiser)
-            got = _outcome(call(client, mode, text))
+            got = _outcome(_app_call(provider, flavour, mode, text, client, mock_llm))
             inferwatch.flush(5)
             inferwatch.shutdown()
-        assert got == expected, (fault.name, text)
+        assert got == expected, (fault.name, flavour, text)
         fires = mode in fault.modes and provider in fault.providers and (text == OK or fault.on_error)
         if fires:
-            assert raiser.hits > 0, f"{fault.name} never reached for {text!r}"
+            assert raiser.hits > 0, f"{fault.name} never reached for {flavour} {text!r}"
