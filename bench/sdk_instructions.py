@@ -31,7 +31,7 @@ Prints a table; never asserts. Needs valgrind (Debian's ``valgrind`` package); w
     python bench/sdk_instructions.py --cold --calls 30 --runs 1   # stub client on cold caches (~4 min)
     python bench/sdk_instructions.py --client real --runs 1 --gc-off   # run in each of two trees (~5 min)
     python bench/sdk_instructions.py --client real --kinds stream --runs 1 --gc-off --through --shifts 0,13,57
-                                                      # the wrapper alone too, in three draws (~25 min)
+                                                      # the wrapper alone too, in three draws (~26 min)
 
 ``--gc-off`` keeps the garbage collector out of the counted batches (it runs between them, with the rest of the
 export thread's work): where young-generation passes land otherwise moves a real-client count by 10,000-20,000
@@ -111,8 +111,9 @@ def workload(client_kind: str, kind: str, sdk: str, calls: int, cold: bool = Fal
         client = inferwatch.wrap_openai(bench.StubClient())
     elif install == "instrument":
         client = bench.make_client()
-        if sdk != "off":
-            inferwatch.instrument_openai()
+        inferwatch.instrument_openai()  # off: installed and undone, as wrap's off arm wraps and then unwraps
+        if sdk == "off":
+            inferwatch.uninstrument_openai()
     else:
         client = inferwatch.wrap_openai(bench.make_client())
     if install == "wrap":
@@ -165,9 +166,9 @@ def workload(client_kind: str, kind: str, sdk: str, calls: int, cold: bool = Fal
 
 
 def shift_type_versions(count: int) -> list[type]:
-    """Make ``count`` classes and look an attribute up on each, so that every class looked up later gets a
-    version tag ``count`` higher (and the objects made later lie a little further on): the same process as
-    before in every other way.
+    """Make ``count`` classes and look an attribute up on each, so that every class first looked up later gets
+    a version tag ``count`` higher (a class modified later gets a new one at its next lookup anyway), and the
+    objects made later lie a little further on: the same process as before in every other way.
 
     Why: CPython 3.11 caches attribute lookups on classes in one table of 4,096 entries, indexed by the class's
     version tag (numbered in the order classes are first looked up in) and the name's address. The real client's
@@ -270,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cold and args.client != "stub":
         ap.error("--cold takes the stub client (the real client's own work is what makes its caches cold)")
     if args.install == "instrument" and args.client != "real":
-        ap.error("--install instrument takes the real client (the stub's class is a subclass of openai's)")
+        ap.error("--install instrument takes the real client (the stub's own create overrides the patched one)")
     calls = args.calls or (200 if args.client == "stub" and not args.cold else 50)
     calls -= calls % BATCH
     if calls < BATCH:
@@ -279,7 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not kinds or any(k not in ("plain", "stream") for k in kinds):
         ap.error("--kinds takes plain, stream or both")
     try:
-        shifts = [int(v) for v in args.shifts.split(",") if v.strip()]
+        shifts = list(dict.fromkeys(int(v) for v in args.shifts.split(",") if v.strip()))  # each once
     except ValueError:
         shifts = []
     if not shifts or min(shifts) < 0:
@@ -303,7 +304,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  [{job[0]}, SDK {job[1]}, shift {job[2]}, run {job[3] + 1}: "
                   f"{results[job]['Ir'] / calls:,.0f} instructions per call]", flush=True)
     print(f"  total {time.perf_counter() - started:.0f} s")
-    print(f"\nadded per call by the SDK (median of {args.runs} run(s); SDK on - SDK off, {what}):")
+    through = "; wrapper only: installed, calling straight through - SDK off" if args.through else ""
+    print(f"\nadded per call by the SDK (median of {args.runs} run(s); SDK on - SDK off{through}; {what}):")
     print(f"  {'call':33s} {'client alone':>13s} {'with the SDK':>13s} {'added':>9s} {'L1i miss':>9s} "
           f"{'L1d miss':>9s} {'L2 miss':>8s}   spread of the runs")
     for kind in kinds:

@@ -32,6 +32,7 @@ import inferwatch  # noqa: E402
 from inferwatch import _guard, _responses  # noqa: E402
 from inferwatch import client as iw_client  # noqa: E402
 from inferwatch import context as iw_context  # noqa: E402
+from inferwatch import integrations  # noqa: E402
 from inferwatch.integrations import _streams  # noqa: E402
 from inferwatch.integrations import openai as iw_openai  # noqa: E402
 from inferwatch.llm_call import LlmCall, ProviderCall  # noqa: E402
@@ -145,7 +146,8 @@ def _openai_call_async(mode: str, text: str) -> AsyncAppCall:
     async def stream(client: Any, seen: list[Any]) -> Any:
         result = await client.chat.completions.create(model=OPENAI_MODEL, messages=messages, stream=True,
                                                       stream_options={"include_usage": True})
-        assert isinstance(result, openai.AsyncStream)
+        assert type(result).__name__ in ("AsyncStream", "AsyncStreamProxy") and isinstance(result,
+                                                                                     openai.AsyncStream)
         async for chunk in result:
             seen.append(chunk)
         return None
@@ -168,7 +170,8 @@ def _anthropic_call_async(mode: str, text: str) -> AsyncAppCall:
     async def stream(client: Any, seen: list[Any]) -> Any:
         result = await client.messages.create(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages,
                                               stream=True)
-        assert isinstance(result, anthropic.AsyncStream)
+        assert type(result).__name__ in ("AsyncStream", "AsyncStreamProxy") and isinstance(result,
+                                                                                     anthropic.AsyncStream)
         async for event in result:
             seen.append(event)
         return None
@@ -184,12 +187,17 @@ def _anthropic_call_async(mode: str, text: str) -> AsyncAppCall:
 
 def _app_call(provider: str, flavour: str, mode: str, text: str, client: Any, mock: Any) -> AppCall:
     """The app's call as :func:`_outcome` runs it. Async: in a fresh event loop, with an async client of its own
-    made there (an async client belongs to the loop it first ran in)."""
+    made there (an async client belongs to the loop it first ran in); what reaches the loop's exception handler
+    (an async generator finalised with an error, a task's exception never retrieved: only logged otherwise) is
+    part of what the app sees."""
     if flavour == "sync":
         return (_openai_call if provider == "openai" else _anthropic_call)(client, mode, text)
     call = (_openai_call_async if provider == "openai" else _anthropic_call_async)(mode, text)
 
     async def run(seen: list[Any]) -> Any:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda loop, context: seen.append(("event loop error", context.get("message"),
+                                               repr(context.get("exception")))))
         async_client = (openai.AsyncOpenAI(base_url=mock.openai_base_url, api_key=MOCK_API_KEY, max_retries=0)
                         if provider == "openai" else
                         anthropic.AsyncAnthropic(base_url=mock.anthropic_base_url, api_key=MOCK_API_KEY,
@@ -254,7 +262,8 @@ def _pipeline() -> Any:
 
 
 FAULTS = [
-    Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "_current", SimpleNamespace(get=r))),  # read directly
+    # the tags ContextVar, which the hot path reads directly
+    Fault("prepare:tags", lambda mp, r: mp.setattr(iw_context, "_current", SimpleNamespace(get=r))),
     # the hot path reaches some stages through names bound once at import ("names bound once" in
     # integrations._streams): the OpenAI recorder's ProviderCall.__init__ (Anthropic's still calls its class),
     # ProviderCall's context read and enqueue (both providers; Anthropic's calls end through LlmCall, which uses
@@ -300,7 +309,7 @@ def _baseline(provider: str, flavour: str, mode: str, text: str, client: Any, mo
     """What the app sees without the SDK (computed once per case, nothing installed, nothing initialised)."""
     key = (provider, flavour, mode, text)
     if key not in _baselines:
-        assert iw_client.get_pipeline() is None
+        assert iw_client.get_pipeline() is None and not integrations._undo  # nothing initialised or installed
         _baselines[key] = _outcome(_app_call(provider, flavour, mode, text, client, mock))
     return _baselines[key]
 

@@ -677,11 +677,11 @@ _CALLER_DEPTH = 8  # httpx2 closes the response from iter_raw's finally, one lev
 # lookup). Each lookup of ours then may walk the MRO on cold caches, about 1,000 machine instructions for a class
 # attribute; whether it does depends on the process (the cache's slots follow the classes' version tags, numbered
 # in the order classes are first looked up in, and the names' addresses). Counted on the real client's streamed
-# call (``bench/sdk_instructions.py --client real --gc-off``, and the SDK-on call alone under five hash seeds),
-# the bound names took 8,000-22,000 instructions off it, 7-31 % of what the SDK adds (bench/README.md, tenth
-# session); each of those comparisons is one draw, as ``--shifts`` later showed: the same code's added figure
-# moves by up to 7,000 instructions from one draw to the next (eleventh session). Fault-injection tests patch
-# the bound names.
+# call (``bench/sdk_instructions.py --client real --gc-off``, and the SDK-on call alone in five processes, hash
+# seeds 0-4), the bound names took 8,000-22,000 instructions off it, 7-31 % of what the SDK adds (bench/README.md,
+# tenth session); each of those comparisons is one draw, as ``--shifts`` later showed: the same code's added
+# figure moved by 8,200 instructions across four draws, the wrapper alone's by 14,700 across three (eleventh
+# session). Fault-injection tests patch the bound names.
 new_object = object.__new__  # an instance without calling its class: no lookup of the class's __init__
 MethodType = types.MethodType  # a bound method made without looking the function up on the instance's class
 _class_closes: dict[tuple[type, str], Any] = {}  # (response class, "close"/"aclose") -> its function, or None
