@@ -137,6 +137,13 @@ def _anthropic_call(client: Any, mode: str, text: str) -> Callable[[list[Any]], 
     return {"plain": plain, "stream": stream, "helper": helper}[mode]
 
 
+async def _read_async_stream(result: Any, stream_class: type, seen: list[Any]) -> None:
+    """Read a streamed async call to its end, as the app would: the client's own stream or our proxy of it."""
+    assert type(result).__name__ in ("AsyncStream", "AsyncStreamProxy") and isinstance(result, stream_class)
+    async for item in result:
+        seen.append(item)
+
+
 def _openai_call_async(mode: str, text: str) -> AsyncAppCall:
     messages = [{"role": "user", "content": text}]
 
@@ -146,11 +153,7 @@ def _openai_call_async(mode: str, text: str) -> AsyncAppCall:
     async def stream(client: Any, seen: list[Any]) -> Any:
         result = await client.chat.completions.create(model=OPENAI_MODEL, messages=messages, stream=True,
                                                       stream_options={"include_usage": True})
-        assert type(result).__name__ in ("AsyncStream", "AsyncStreamProxy") and isinstance(result,
-                                                                                     openai.AsyncStream)
-        async for chunk in result:
-            seen.append(chunk)
-        return None
+        return await _read_async_stream(result, openai.AsyncStream, seen)
 
     async def helper(client: Any, seen: list[Any]) -> Any:
         async with client.chat.completions.stream(model=OPENAI_MODEL, messages=messages) as events:
@@ -170,11 +173,7 @@ def _anthropic_call_async(mode: str, text: str) -> AsyncAppCall:
     async def stream(client: Any, seen: list[Any]) -> Any:
         result = await client.messages.create(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages,
                                               stream=True)
-        assert type(result).__name__ in ("AsyncStream", "AsyncStreamProxy") and isinstance(result,
-                                                                                     anthropic.AsyncStream)
-        async for event in result:
-            seen.append(event)
-        return None
+        return await _read_async_stream(result, anthropic.AsyncStream, seen)
 
     async def helper(client: Any, seen: list[Any]) -> Any:
         async with client.messages.stream(model=ANTHROPIC_MODEL, max_tokens=100, messages=messages) as events:
