@@ -352,3 +352,72 @@ def test_feedback_by_response_id_of_a_recorded_call_carries_its_trace(receiver):
     linked, unknown = sorted(receiver.items(), key=lambda item: item["response_id"])
     assert linked["trace_id"] == f"{ctx.trace_id:032x}" and linked["span_id"] == f"{ctx.span_id:016x}"
     assert "trace_id" not in unknown
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "completion"])
+def test_feedback_right_after_a_call_is_linked_by_the_sender(receiver, openai_client, stream):
+    """A call's response id is remembered by the export thread (a tapped stream's is read there). Feedback by that
+    id sent while the call still waits in the export queue is linked by the sender, which flushes the queue once
+    for it; the default feedback id is the same whichever thread linked it."""
+    exporter = InMemorySpanExporter()
+    inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
+                    schedule_delay_ms=60_000)
+    inferwatch.wrap_openai(openai_client)
+    try:
+        result = openai_client.chat.completions.create(model="gpt-4o-mini", stream=stream,
+                                                       messages=[{"role": "user", "content": "an id, please"}])
+        if stream:
+            assert type(result._decoder).__name__ == "_ChatEvents"
+            response_id = [chunk.id for chunk in result][0]
+        else:
+            response_id = result.id
+        assert exporter.get_finished_spans() == ()  # still queued: its response id not read yet
+        first = inferwatch.feedback(response_id=response_id, thumbs_up=True)
+        assert inferwatch.feedback.flush(10)
+        (span,) = exporter.get_finished_spans()  # exported by the sender's flush, not by the schedule
+        assert span.attributes["gen_ai.response.id"] == response_id
+        assert inferwatch.feedback(response_id=response_id, thumbs_up=True) == first  # linked here this time
+        assert inferwatch.feedback.flush(10)
+    finally:
+        inferwatch.uninstrument_openai()
+    later, again = receiver.items()
+    assert later == again | {"timestamp": later["timestamp"]}
+    ids = (f"{span.context.trace_id:032x}", f"{span.context.span_id:016x}")
+    assert (later["trace_id"], later["span_id"]) == ids
+
+
+class _TimedExporter(InMemorySpanExporter):
+    """Keeps the spans, and when each batch of them was exported."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.times: list[float] = []
+
+    def export(self, spans: Any) -> Any:
+        self.times.append(time.monotonic())
+        return super().export(spans)
+
+
+def test_the_sender_flushes_the_span_queue_for_links_at_most_every_interval(receiver, openai_client, monkeypatch):
+    monkeypatch.setattr(fb, "LINK_FLUSH_EVERY_S", 0.4)
+    exporter = _TimedExporter()
+    inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
+                    schedule_delay_ms=60_000)
+    inferwatch.wrap_openai(openai_client)
+    try:
+        ids = []
+        for text in ("one", "two"):
+            completion = openai_client.chat.completions.create(model="gpt-4o-mini",
+                                                               messages=[{"role": "user", "content": text}])
+            ids.append(completion.id)
+            inferwatch.feedback(response_id=completion.id, thumbs_up=True)
+            assert inferwatch.feedback.flush(10)
+        inferwatch.feedback(response_id="of-another-process", thumbs_up=False)  # nothing queued, nothing exported
+        assert inferwatch.feedback.flush(10)
+    finally:
+        inferwatch.uninstrument_openai()
+    assert len(exporter.times) == 2 and exporter.times[1] - exporter.times[0] >= 0.4
+    spans = {span.attributes["gen_ai.response.id"]: span for span in exporter.get_finished_spans()}
+    items = receiver.items()
+    assert [item["trace_id"] for item in items[:2]] == [f"{spans[i].context.trace_id:032x}" for i in ids]
+    assert "trace_id" not in items[2]

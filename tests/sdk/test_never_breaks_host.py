@@ -289,8 +289,6 @@ FAULTS = [
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("record:stream_tap_end", lambda mp, r: mp.setattr(iw_openai._ChatEvents, "ended", r),
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
-    Fault("record:stream_tap_id", lambda mp, r: mp.setattr(iw_openai, "_leading_id", r),
-          modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("export:stream_events", lambda mp, r: mp.setattr(iw_openai._ChatStream, "take", r),
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("redaction", lambda mp, r: mp.setattr(_pipeline(), "_redactor_override", RaisingRedactor(r)),

@@ -809,26 +809,6 @@ def test_a_tapped_stream_never_read_is_recorded_when_collected(rec: Recorded, op
     assert sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK not in a
 
 
-def test_a_tapped_streams_response_id_is_known_before_export(openai_client: Any) -> None:
-    """Feedback by response id finds a streamed call's trace as soon as the stream ends (the id is taken from
-    the first event without parsing it), with the span still queued."""
-    from inferwatch import _responses
-
-    exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=60_000)
-    try:
-        assert inferwatch.instrument_openai()
-        chunks = list(openai_client.chat.completions.create(model=MODEL, messages=user("id?"), stream=True))
-        known = _responses.lookup(chunks[0].id)
-        assert known is not None and exporter.get_finished_spans() == ()
-        assert inferwatch.flush(5)
-        (span,) = exporter.get_finished_spans()
-        assert span.attributes[sc.GEN_AI_RESPONSE_ID] == chunks[0].id
-        assert known == (f"{span.context.trace_id:032x}", f"{span.context.span_id:016x}")
-    finally:
-        inferwatch.shutdown()
-
-
 def test_an_async_tapped_stream_closed_early_ends_at_the_close(rec: Recorded, mock_llm: Any) -> None:
     async def run() -> tuple[type, int]:
         async with async_client(mock_llm) as aclient:
@@ -1063,20 +1043,6 @@ def test_a_response_class_whose_close_is_replaced_is_still_hooked(monkeypatch: p
     other = Patched(200)
     other.close = lambda: None  # type: ignore[method-assign]
     assert not _streams.can_hook(other, False) and _streams.can_hook(Patched(200), False)
-
-
-def test_leading_id_reads_only_a_plain_first_member() -> None:
-    from inferwatch.integrations.openai import _leading_id
-
-    assert _leading_id(b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk"}\n\n') == "chatcmpl-1"
-    assert _leading_id(b'data: {"object":"chat.completion.chunk","id":"chatcmpl-3"}\n\n') is None  # not first
-    assert _leading_id(b'data:{"id" : "chatcmpl-2", "choices": []}\n\n') is None  # spaced otherwise than OpenAI
-    assert _leading_id(b'data: {"id":null,"x":"y"}') is None
-    assert _leading_id(b'data: {"id":"a\\"b"}') is None  # escaped: left to the export thread's parse
-    assert _leading_id(b'data: {"id":"chatcmpl-cut') is None  # the rest in the next chunk
-    assert _leading_id(b': keep-alive\n\ndata: {"id":"x"}\n\n') is None  # not the chunk's first line
-    assert _leading_id(b'data: {"id":""}') is None and _leading_id(b"data: [DONE]") is None
-    assert _leading_id('data: {"id":"caf\u00e9"}'.encode()) is None
 
 
 def test_only_stream_classes_that_read_their_decoder_are_tapped() -> None:

@@ -94,16 +94,18 @@ def test_the_span_has_the_parent_and_tags_of_the_moment_the_call_started(openai_
         assert span.start_time < span.end_time
 
 
-def test_a_root_call_gets_fresh_ids_and_its_response_id_is_known_before_export(openai_client: Any,
-                                                                             stop_sdk: None) -> None:
+def test_a_root_call_gets_fresh_ids_and_its_response_id_is_remembered_at_export(openai_client: Any,
+                                                                               stop_sdk: None) -> None:
+    """The response ids are remembered by the export thread, not on the app's (feedback sent before then is linked
+    by its sender: tests/sdk/test_feedback.py)."""
     exporter = InMemorySpanExporter()
     inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=60_000)
     inferwatch.instrument_openai()
     first = openai_client.chat.completions.create(model=MODEL, messages=user("one"))
     second = openai_client.chat.completions.create(model=MODEL, messages=user("two"))
-    known = [_responses.lookup(c.id) for c in (first, second)]  # the export thread has not run yet
-    assert exporter.get_finished_spans() == ()
+    assert exporter.get_finished_spans() == () and _responses.lookup(first.id) is None
     spans = {s.attributes[sc.GEN_AI_RESPONSE_ID]: s for s in finished(exporter)}
+    known = [_responses.lookup(c.id) for c in (first, second)]
     for completion, ids in zip((first, second), known):
         span = spans[completion.id]
         assert span.parent is None

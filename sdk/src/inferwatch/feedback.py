@@ -48,6 +48,7 @@ MAX_RETRY_AFTER_S = 10.0
 MAX_COMMENT_BYTES = 4096  # the collector's limit (UTF-8); longer comments are truncated after redaction
 MAX_RAW_COMMENT_CHARS = 16_384  # what the caller's thread keeps before redaction
 MAX_NAME_CHARS = 128
+LINK_FLUSH_EVERY_S = 0.5  # the sender flushes the span queue to link feedback by response id at most this often
 IDLE_EXIT_S = 30.0  # the thread exits after this long with nothing to send (restarted on the next item)
 ATEXIT_TIMEOUT_S = 2.0
 DROP_REASONS = ("invalid", "queue_full", "internal_error")
@@ -143,15 +144,16 @@ def _build(trace_id: Any, response_id: Any, thumbs_up: Any, score: Any, comment:
     if response_id is not None and (not isinstance(response_id, str) or not 0 < len(response_id) <= 256
                                     or _CONTROL.search(response_id)):
         raise _Invalid("response_id must be a non-empty string of at most 256 printable characters", "response_id")
-    if trace is None and response_id is not None:
-        recorded = _responses.lookup(response_id)  # a call this process made: link it by its trace now
-        if recorded is not None:
-            trace, span = recorded[0], span or recorded[1]
     if trace is None and response_id is None:
         trace, current_span = _current_ids()
         span = span or current_span
         if trace is None:
             raise _Invalid("feedback needs trace_id or response_id (or a current span)", "ids")
+    named = (trace, span)  # the call as the app named it: what the default feedback id is derived from
+    if trace is None:
+        recorded = _responses.lookup(response_id)  # a call this process made: link it by its trace now
+        if recorded is not None:  # (or, later, the sender: _Sender._link)
+            trace, span = recorded[0], span or recorded[1]
     if thumbs_up is not None and not isinstance(thumbs_up, bool):
         raise _Invalid("thumbs_up must be True or False", "thumbs_up")
     if score is not None:
@@ -182,7 +184,9 @@ def _build(trace_id: Any, response_id: Any, thumbs_up: Any, score: Any, comment:
         kind, value = ("label" if label is not None else "comment"), 0.0
     item.update(label=label, comment=comment, user_hash=user_hash)
     if feedback_id is None:
-        content = [trace or "", span or "", response_id or "", name, kind, repr(value), label or "",
+        # the ids as named, not as linked: the same feedback by response id gets the same id whether its call
+        # was linked here or later by the sender (:meth:`_Sender._link`)
+        content = [named[0] or "", named[1] or "", response_id or "", name, kind, repr(value), label or "",
                    comment or "", user_hash or ""]
         feedback_id = context.hash_user_id(json.dumps(content, ensure_ascii=False))[:32]
     item["feedback_id"] = feedback_id
@@ -228,6 +232,7 @@ class _Sender:
         self.retired = False  # a newer init() replaced this sender: exit as soon as the queue is empty
         self._scrub: Any = None
         self._opener: Any = None
+        self._flushed_at = -LINK_FLUSH_EVERY_S  # monotonic time of the last flush for _link
 
     # caller threads
     def submit(self, item: dict[str, Any]) -> bool:
@@ -298,6 +303,7 @@ class _Sender:
             self.wake.clear()
 
     def _deliver(self, batch: list[dict[str, Any]]) -> None:
+        self._link(batch)
         ready = []
         for item in batch:
             try:
@@ -329,6 +335,36 @@ class _Sender:
             _warn_once(f"http:{status}", "the collector answered HTTP %d to %s", status, self.url)
         else:
             _warn_once("unreachable", "cannot reach the collector at %s", self.url)
+
+    def _link(self, batch: list[dict[str, Any]]) -> None:
+        """Give the items named only by a response id the trace of the call that produced it, where this process
+        made that call. Why here and not only in :func:`feedback`: a call's response id is remembered by the export
+        thread (a tapped stream's is read from its events there: reading it on the app's thread as the stream
+        ended cost that thread about 3.5 µs per streamed call, bench/README.md, twelfth session), so feedback sent
+        right after the call may find it unknown. When one is unknown and calls wait in the export queue, the queue
+        is flushed once (each call's response id is remembered as it is exported) and the ids are looked up again;
+        at most every :data:`LINK_FLUSH_EVERY_S` (waiting out the rest: feedback by response id at a high rate
+        must not turn the export's batches into one request per feedback). Feedback about calls of other
+        processes costs only the lookups. A failure here sends the items as they are."""
+        try:
+            waited = False
+            for item in batch:
+                if "trace_id" in item or "response_id" not in item:
+                    continue
+                recorded = _responses.lookup(item["response_id"])
+                if recorded is None and not waited:
+                    waited = True
+                    pipeline = self.pipeline()
+                    if pipeline is not None and pipeline.stats()["queued"]:
+                        time.sleep(max(0.0, self._flushed_at + LINK_FLUSH_EVERY_S - time.monotonic()))
+                        pipeline.flush(self.timeout_s)
+                        self._flushed_at = time.monotonic()
+                        recorded = _responses.lookup(item["response_id"])
+                if recorded is not None:
+                    item["trace_id"] = recorded[0]
+                    item.setdefault("span_id", recorded[1])
+        except Exception as exc:  # noqa: BLE001
+            _guard.record_internal_error("feedback.link", exc)
 
     def _prepare(self, item: dict[str, Any]) -> dict[str, Any]:
         out = dict(item)

@@ -314,10 +314,7 @@ class _Recorder(ProviderCall):
             elif self.capture:
                 self.apply_chat_completion(result)
             else:
-                facts = _chat_facts(result, False)
-                if isinstance(facts[6], str):  # the response id, for feedback by id before the span is out
-                    self.response_id = facts[6]
-                self.result = facts
+                self.result = _chat_facts(result, False)  # its response id remembered by apply()
                 self.end(None, self.apply)
                 return result
         except Exception as exc:  # noqa: BLE001
@@ -326,9 +323,14 @@ class _Recorder(ProviderCall):
         return result
 
     def apply(self) -> None:
-        """Record the facts :meth:`complete` kept (export thread); guarded."""
+        """Record the facts :meth:`complete` kept (export thread); guarded. The response id is remembered here,
+        not on the app's thread (feedback by that id before the export is linked by the feedback sender, which
+        flushes the queue for it: ``feedback._Sender._link``)."""
         try:
-            self.record_chat(self.result)
+            facts = self.result
+            self.record_chat(facts)
+            if isinstance(facts[6], str):
+                self.remember_response_id(facts[6])
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(f"{_WHERE}.record", exc)
         finally:
@@ -707,16 +709,13 @@ class _ChatEvents(st.EventTap):
         return True
 
     def ended(self, error: BaseException | None) -> None:
-        rec = self.rec
+        # The response id is read with the events, in the export thread (feedback by that id before then is
+        # linked by the feedback sender, which flushes the queue for it: feedback._Sender._link).
         try:
             if error is not None:
                 error = _as_client_error(error)
-            if self.kept:  # for feedback by id before the span is out (the export thread's parse confirms it)
-                response_id = _leading_id(self.kept[0])
-                if response_id:
-                    rec.response_id = response_id
         finally:
-            rec.end(error, _MethodType(_later, self))  # self.later; recorded whatever failed above
+            self.rec.end(error, _MethodType(_later, self))  # self.later; recorded whatever failed above
 
     def read(self, kept: Sequence[Any]) -> None:
         totals = self.totals
@@ -759,26 +758,6 @@ _init_call = ProviderCall.__init__
 _init_tap = st.EventTap.__init__
 _MethodType = st.MethodType
 _later = _ChatEvents.later
-
-_ID_START = b'data: {"id":"'  # how OpenAI's streams begin
-
-
-def _leading_id(chunk: bytes) -> str | None:
-    """The ``id`` of the first event's JSON when the first chunk begins exactly as OpenAI's streams do
-    (``data: {"id":"chatcmpl-...``), found without parsing anything; None otherwise (other spacing, an escape
-    in the id, the id cut by the chunk's end: the export thread's parse finds it then). Runs on the app's thread
-    as the call ends, so it stays a handful of byte operations."""
-    if not chunk.startswith(_ID_START):
-        return None
-    start = len(_ID_START)
-    end = chunk.find(b'"', start, start + 256)
-    value = chunk[start:end] if end > start else b""
-    if not value or b"\\" in value:
-        return None
-    try:
-        return value.decode("ascii")
-    except UnicodeDecodeError:
-        return None
 
 
 def _as_client_error(error: BaseException) -> BaseException:
