@@ -1,30 +1,38 @@
-"""Where the SDK's added µs on a streamed OpenAI call go: variants of the SDK, each paired against the bare client.
+"""Where the SDK's added µs on a streamed OpenAI call go: variants of the SDK, each against the bare client.
 
-A diagnostic beside ``bench/sdk_overhead.py`` (same client, transport, stand-in collector and pairing; see its
-docstring). Each variant replaces one piece of the streaming path *in this process only*, so the differences
-between the variants' figures are what those pieces cost:
+A diagnostic beside ``bench/sdk_overhead.py`` (same client, transport and stand-in collector; see its docstring).
+Each variant replaces one piece of the streaming path *in this process only*, so the differences between the
+variants' figures are what those pieces cost:
 
-* ``full``: the SDK as shipped: the client's own stream, its event decoder tapped (each event's data and clock
-  kept on the app's thread, read in the export thread);
+* ``full``: the SDK as shipped: the client's own stream, its event decoder tapped (each chunk of bytes and its
+  clock kept on the app's thread, read in the export thread; the call ends at the response's hooked close);
+* ``tap, minimal``: the least a tap can do: one object standing in for the decoder (keeping chunk and clock) and
+  the response's close hooked to end the call; no check that the close can be hooked, no error attribution,
+  no fold, nothing read at the end (what the shipped tap's safety and bookkeeping cost on top of it);
+* ``tap, close not checked``: the shipped tap without :func:`_streams.can_hook`'s question;
+* ``tap, events not read``: the shipped tap, but the export thread does not read the kept chunks (the call's span
+  is exported without its response): what that work in the export thread does to the app's thread;
 * ``proxy``: the stream proxy instead, its observer reading every chunk object as the app receives it (the path
   of capture on, the Responses API and Anthropic; the shipped path for chat streams before the tap);
-* ``proxy, observe reads content only``: the proxy's observer reads ``choices[0].delta.content`` and adds its
-  length, nothing else (the least any observer must do to count the response's characters);
 * ``proxy, observe no-op``: the proxy's observer is called for every chunk and does nothing;
 * ``no stream recording``: neither; the call ends when ``create()`` returns (what a non-streamed call costs).
 
-Variants run in interleaved rounds, each round starting at the next variant, so that drift on a shared machine
-and the position within a round spread over all of them. Prints the median added µs per call with its 95 % CI;
-never asserts.
+Every step times one call of each variant and one bare call, in an order drawn per step; a variant's difference
+is against that step's bare call, so drift on a shared machine falls on all of them alike (timing them in blocks
+of pairs, as this bench did before the twelfth session, let drift between blocks reorder the variants). An A/A
+row times a second bare call per step. Prints the median added µs per call with its 95 % CI; never asserts.
 
-    python bench/sdk_stream_breakdown.py                 # 1,500 pairs x 3 rounds per variant, ~4 minutes
-    python bench/sdk_stream_breakdown.py --pairs 500 --rounds 2
+    python bench/sdk_stream_breakdown.py                 # 4,500 steps, about 2 minutes
+    python bench/sdk_stream_breakdown.py --steps 1500 --seed 2
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
+import time
+import types
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -38,14 +46,6 @@ from inferwatch.integrations import openai as iw_openai  # noqa: E402
 _ORIGINAL = {"observe": iw_openai._ChatStream.observe, "complete": iw_openai._Recorder.complete}
 
 
-def _content_only(self: Any, chunk: Any) -> None:
-    choices = chunk.choices
-    if choices:
-        content = choices[0].delta.content
-        if content:
-            self.chars += len(content)
-
-
 def _noop(self: Any, chunk: Any) -> None:
     pass
 
@@ -55,54 +55,105 @@ def _no_proxy(self: Any, result: Any) -> Any:
     return result
 
 
+class _MinimalTap:
+    """Stands in for the stream's decoder, keeps each chunk and its clock, and ends the call at the response's
+    close: nothing else (``tap, minimal``)."""
+
+    __slots__ = ("decoder", "kept", "rec", "response")
+
+    def iter_bytes(self, iterator: Any) -> Any:
+        return self.decoder.iter_bytes(self._keep(iterator))
+
+    def _keep(self, iterator: Any) -> Any:
+        kept, clock = self.kept, time.time_ns
+        for chunk in iterator:
+            kept.append(chunk)
+            kept.append(clock())
+            yield chunk
+
+    def close(self) -> Any:
+        response = self.response
+        try:
+            return type(response).close(response)
+        finally:
+            del response.close
+            self.response = None
+            self.rec.end(None)
+
+
+def _minimal_tap(stream: Any, rec: Any) -> bool:
+    tap = object.__new__(_MinimalTap)
+    tap.decoder, tap.kept, tap.rec, tap.response = stream._decoder, [], rec, stream.response
+    stream.response.close = types.MethodType(_MinimalTap.close, tap)
+    stream._decoder = tap
+    return True
+
+
 _PROXY = {"proxy": True}  # marks the variants that turn the tap off (no stream class to tap)
 VARIANTS: dict[str, dict[str, Any]] = {
     "full": {},
+    "tap, minimal": {"tap": _minimal_tap},
+    "tap, close not checked": {"can_hook": lambda response, is_async: True},
+    "tap, events not read": {"later": lambda tap: None},
     "proxy": _PROXY,
-    "proxy, observe reads content only": {**_PROXY, "observe": _content_only},
     "proxy, observe no-op": {**_PROXY, "observe": _noop},
     "no stream recording": {"complete": _no_proxy},
 }
 _TAPPABLE = iw_openai._stream_classes()
+_ORIGINAL = {"observe": iw_openai._ChatStream.observe, "complete": iw_openai._Recorder.complete,
+             "tap": iw_openai._tap, "can_hook": iw_openai._can_hook, "later": iw_openai._later}
 
 
 def _apply(variant: dict[str, Any]) -> None:
     iw_openai._tappable = frozenset() if variant.get("proxy") else _TAPPABLE
     iw_openai._ChatStream.observe = variant.get("observe", _ORIGINAL["observe"])  # type: ignore[method-assign]
     iw_openai._Recorder.complete = variant.get("complete", _ORIGINAL["complete"])  # type: ignore[method-assign]
+    iw_openai._tap = variant.get("tap", _ORIGINAL["tap"])
+    iw_openai._can_hook = variant.get("can_hook", _ORIGINAL["can_hook"])
+    iw_openai._later = variant.get("later", _ORIGINAL["later"])
+
+
+def steps(client: Any, toggle: Any, count: int, seed: int) -> dict[str, list[float]]:
+    """``count`` steps; per variant (and "A/A control"), its calls' µs minus the same step's bare call."""
+    clock, draw = time.perf_counter_ns, random.Random(seed)
+    arms: list[str | None] = [*VARIANTS, None, "A/A control"]  # None: the bare call the others are held against
+    diffs: dict[str, list[float]] = {name: [] for name in arms if name is not None}
+    for _ in range(count):
+        draw.shuffle(arms)
+        took: dict[str | None, int] = {}
+        for arm in arms:
+            bare = arm is None or arm == "A/A control"
+            toggle.set(not bare)
+            _apply({} if bare else VARIANTS[arm])  # type: ignore[index]
+            start = clock()
+            bench.call_stream(client)
+            took[arm] = clock() - start
+        for name in diffs:
+            diffs[name].append((took[name] - took[None]) / 1000)
+    _apply({})
+    return diffs
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pairs", type=int, default=1500, help="pairs per variant per round")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=4500, help="steps (each times every variant and a bare call)")
+    ap.add_argument("--seed", type=int, default=0, help="of the drawn orders")
     args = ap.parse_args(argv)
     collector = bench.Collector(5.0)
     try:
         bench.start_sdk(collector)
         client = inferwatch.wrap_openai(bench.make_client())
         toggle = bench.Toggle(client)
-        bench.paired(bench.call_stream, client, toggle, 300)  # warm both arms
-        diffs: dict[str, list[float]] = {name: [] for name in VARIANTS}
-        aa: list[float] = []
-        order = list(VARIANTS.items())
-        for round_ in range(args.rounds):
-            # each round starts at a different variant: the position in a round moved a figure by up to 9 µs
-            for name, variant in order[round_ % len(order):] + order[:round_ % len(order)]:
-                _apply(variant)
-                diffs[name] += bench.paired(bench.call_stream, client, toggle, args.pairs)
-            _apply({})
-            aa += bench.paired(bench.call_stream, client, toggle, max(args.pairs // 3, 100), a_on=False, b_on=False)
-            print(f"  round {round_ + 1}/{args.rounds} done", flush=True)
+        steps(client, toggle, 200, args.seed + 1)  # warm every arm
+        diffs = steps(client, toggle, args.steps, args.seed)
         errors = sum(inferwatch.stats()["internal_errors"].values())
     finally:
         _apply({})
         inferwatch.shutdown()
         collector.stop()
-    print(f"streamed call (11 chunks), added per call vs the bare client, {args.pairs * args.rounds} pairs each:")
+    print(f"streamed call (11 chunks), added per call vs the bare client of the same step, {args.steps} steps:")
     for name, values in diffs.items():
         print(f"  {name:34s} {bench._ci(bench.median_ci(values))}")
-    print(f"  {'A/A control':34s} {bench._ci(bench.median_ci(aa))}")
     print(f"  SDK internal errors: {errors}")
     return 0
 

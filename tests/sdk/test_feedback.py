@@ -354,70 +354,88 @@ def test_feedback_by_response_id_of_a_recorded_call_carries_its_trace(receiver):
     assert "trace_id" not in unknown
 
 
-@pytest.mark.parametrize("stream", [True, False], ids=["stream", "completion"])
-def test_feedback_right_after_a_call_is_linked_by_the_sender(receiver, openai_client, stream):
-    """A call's response id is remembered by the export thread (a tapped stream's is read there). Feedback by that
-    id sent while the call still waits in the export queue is linked by the sender, which flushes the queue once
-    for it; the default feedback id is the same whichever thread linked it."""
+def _calls(client: Any, streams: list[bool]) -> list[str]:
+    """One chat call per entry (streamed or not, read to the end): their response ids."""
+    ids = []
+    for n, stream in enumerate(streams):
+        result = client.chat.completions.create(model="gpt-4o-mini", stream=stream,
+                                                messages=[{"role": "user", "content": f"call {n}"}])
+        if stream:
+            assert type(result._decoder).__name__ == "_ChatEvents"  # tapped: its id read in the export thread
+            ids.append([chunk.id for chunk in result][0])
+        else:
+            ids.append(result.id)
+    return ids
+
+
+def _start_queued(receiver: Receiver, client: Any) -> InMemorySpanExporter:
+    """The SDK with spans held in the queue (no scheduled export during the test), ``client`` wrapped."""
     exporter = InMemorySpanExporter()
     inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
-                    schedule_delay_ms=60_000)
-    inferwatch.wrap_openai(openai_client)
+                    schedule_delay_ms=600_000)
+    inferwatch.wrap_openai(client)
+    return exporter
+
+
+def test_feedback_right_after_calls_is_linked_by_the_sender_without_exporting(receiver, openai_client):
+    """Response ids are remembered by the export thread. Feedback by an id sent while its call still waits in the
+    export queue is linked by the sender from the queued calls (a stream's id from its first chunk, a completion's
+    from its kept facts), nothing exported early; the default feedback id is the same whichever thread linked
+    it; an id of another process stays unlinked."""
+    exporter = _start_queued(receiver, openai_client)
     try:
-        result = openai_client.chat.completions.create(model="gpt-4o-mini", stream=stream,
-                                                       messages=[{"role": "user", "content": "an id, please"}])
-        if stream:
-            assert type(result._decoder).__name__ == "_ChatEvents"
-            response_id = [chunk.id for chunk in result][0]
-        else:
-            response_id = result.id
-        assert exporter.get_finished_spans() == ()  # still queued: its response id not read yet
-        first = inferwatch.feedback(response_id=response_id, thumbs_up=True)
+        ids = _calls(openai_client, [True, False, True])
+        firsts = [inferwatch.feedback(response_id=i, thumbs_up=True) for i in ids]
+        inferwatch.feedback(response_id="of-another-process", thumbs_up=False)
         assert inferwatch.feedback.flush(10)
-        (span,) = exporter.get_finished_spans()  # exported by the sender's flush, not by the schedule
-        assert span.attributes["gen_ai.response.id"] == response_id
-        assert inferwatch.feedback(response_id=response_id, thumbs_up=True) == first  # linked here this time
+        assert exporter.get_finished_spans() == ()  # linked from the queue: nothing was exported for it
+        assert inferwatch.flush(10)
+        spans = {span.attributes["gen_ai.response.id"]: span for span in exporter.get_finished_spans()}
+        assert [inferwatch.feedback(response_id=i, thumbs_up=True) for i in ids] == firsts  # linked here now
         assert inferwatch.feedback.flush(10)
     finally:
         inferwatch.uninstrument_openai()
-    later, again = receiver.items()
-    assert later == again | {"timestamp": later["timestamp"]}
-    ids = (f"{span.context.trace_id:032x}", f"{span.context.span_id:016x}")
-    assert (later["trace_id"], later["span_id"]) == ids
-
-
-class _TimedExporter(InMemorySpanExporter):
-    """Keeps the spans, and when each batch of them was exported."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.times: list[float] = []
-
-    def export(self, spans: Any) -> Any:
-        self.times.append(time.monotonic())
-        return super().export(spans)
-
-
-def test_the_sender_flushes_the_span_queue_for_links_at_most_every_interval(receiver, openai_client, monkeypatch):
-    monkeypatch.setattr(fb, "LINK_FLUSH_EVERY_S", 0.4)
-    exporter = _TimedExporter()
-    inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
-                    schedule_delay_ms=60_000)
-    inferwatch.wrap_openai(openai_client)
-    try:
-        ids = []
-        for text in ("one", "two"):
-            completion = openai_client.chat.completions.create(model="gpt-4o-mini",
-                                                               messages=[{"role": "user", "content": text}])
-            ids.append(completion.id)
-            inferwatch.feedback(response_id=completion.id, thumbs_up=True)
-            assert inferwatch.feedback.flush(10)
-        inferwatch.feedback(response_id="of-another-process", thumbs_up=False)  # nothing queued, nothing exported
-        assert inferwatch.feedback.flush(10)
-    finally:
-        inferwatch.uninstrument_openai()
-    assert len(exporter.times) == 2 and exporter.times[1] - exporter.times[0] >= 0.4
-    spans = {span.attributes["gen_ai.response.id"]: span for span in exporter.get_finished_spans()}
     items = receiver.items()
-    assert [item["trace_id"] for item in items[:2]] == [f"{spans[i].context.trace_id:032x}" for i in ids]
-    assert "trace_id" not in items[2]
+    assert len(items) == 7 and "trace_id" not in items[3]
+    for response_id, early, late in zip(ids, items[:3], items[4:]):
+        ids_hex = (f"{spans[response_id].context.trace_id:032x}", f"{spans[response_id].context.span_id:016x}")
+        assert (early["response_id"], early["trace_id"], early["span_id"]) == (response_id, *ids_hex)
+        assert early == late | {"timestamp": early["timestamp"]}
+
+
+def test_a_call_in_the_batch_being_prepared_is_still_found(receiver, openai_client):
+    """The export thread moves calls from the queue into its batch before recording them: the sender's snapshot
+    reads both (here the batch is set as the export thread sets it)."""
+    _start_queued(receiver, openai_client)
+    try:
+        (response_id,) = _calls(openai_client, [True])
+        pipeline = inferwatch.client.get_pipeline()
+        taken = list(pipeline._queue)
+        pipeline._queue.clear()
+        pipeline._taken = taken
+        assert set(pipeline.pending_response_ids()) == {response_id}
+        pipeline._taken = []
+        assert pipeline.pending_response_ids() == {}
+    finally:
+        inferwatch.uninstrument_openai()
+
+
+def test_a_failing_probe_leaves_the_feedback_unlinked_not_lost(receiver, openai_client, monkeypatch):
+    from inferwatch import _guard
+    from inferwatch.integrations import openai as iw_openai
+
+    def broken(chunk: bytes) -> str:
+        raise RuntimeError("probe")
+
+    _start_queued(receiver, openai_client)
+    errors = _guard.internal_errors.get("feedback.link", 0)
+    try:
+        (response_id,) = _calls(openai_client, [True])
+        monkeypatch.setattr(iw_openai, "_leading_id", broken)
+        inferwatch.feedback(response_id=response_id, thumbs_up=True)
+        assert inferwatch.feedback.flush(10)
+    finally:
+        inferwatch.uninstrument_openai()
+    [item] = receiver.items()
+    assert item["response_id"] == response_id and "trace_id" not in item
+    assert _guard.internal_errors.get("feedback.link") == errors + 1

@@ -1045,6 +1045,20 @@ def test_a_response_class_whose_close_is_replaced_is_still_hooked(monkeypatch: p
     assert not _streams.can_hook(other, False) and _streams.can_hook(Patched(200), False)
 
 
+def test_leading_id_reads_only_a_plain_first_member() -> None:
+    from inferwatch.integrations.openai import _leading_id
+
+    assert _leading_id(b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk"}\n\n') == "chatcmpl-1"
+    assert _leading_id(b'data: {"object":"chat.completion.chunk","id":"chatcmpl-3"}\n\n') is None  # not first
+    assert _leading_id(b'data:{"id" : "chatcmpl-2", "choices": []}\n\n') is None  # spaced otherwise than OpenAI
+    assert _leading_id(b'data: {"id":null,"x":"y"}') is None
+    assert _leading_id(b'data: {"id":"a\\"b"}') is None  # escaped: left to the export thread's parse
+    assert _leading_id(b'data: {"id":"chatcmpl-cut') is None  # the rest in the next chunk
+    assert _leading_id(b': keep-alive\n\ndata: {"id":"x"}\n\n') is None  # not the chunk's first line
+    assert _leading_id(b'data: {"id":""}') is None and _leading_id(b"data: [DONE]") is None
+    assert _leading_id('data: {"id":"caf\u00e9"}'.encode()) is None
+
+
 def test_only_stream_classes_that_read_their_decoder_are_tapped() -> None:
     """An openai release whose stream reads its events some other way gets the stream proxy."""
     from inferwatch.integrations.openai import _reads_decoder, _stream_classes

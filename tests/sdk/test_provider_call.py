@@ -1,8 +1,9 @@
 """A provider integration's call (``llm_call.ProviderCall``): started on the caller's thread with only its clocks,
 tags, parent and ids, its metrics and span made later (in the export thread, or here when the response is recorded
 here). These tests pin down that what is exported is what it was when the span was made at the start: the parent
-and trace state of the context the call *started* in, the tags of that moment, the response id resolvable by
-feedback before the span is out, sampling (errors always kept), and a full queue that keeps the metrics.
+and trace state of the context the call *started* in, the tags of that moment, the response id remembered as the
+span is made (feedback by it before then: tests/sdk/test_feedback.py), sampling (errors always kept), and a full
+queue that keeps the metrics.
 
 Real ``openai`` and ``anthropic`` clients against the mock server (``tests/mock_llm_fixtures.py``).
 """

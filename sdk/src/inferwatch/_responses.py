@@ -9,8 +9,9 @@ from __future__ import annotations
 
 MAX_REMEMBERED = 4096
 
-# Two generations of dicts, no lock: each dict operation is atomic under the GIL, and this runs on the caller's
-# thread at the end of every call that has a response id, so it stays small: one dict store, and when the newer
+# Two generations of dicts, no lock: each dict operation is atomic under the GIL, and this runs for every call that
+# has a response id (on the caller's thread as it ends, or, for most OpenAI calls, in the export thread as it is
+# recorded: feedback's sender finds the queued ones), so it stays small: one dict store, and when the newer
 # dict is full it becomes the older one (the older one's ids are forgotten). So between MAX_REMEMBERED and twice
 # that many of the latest ids are known. An order queue beside one dict (forget the oldest id one at a time) cost
 # the caller's thread two more structures to touch per call, ~8 cache misses on cold caches (2026-12-03). An id
@@ -34,7 +35,12 @@ def lookup(response_id: str) -> tuple[str, str] | None:
     ids = _ids.get(response_id) or _older.get(response_id)
     if ids is None:
         return None
-    return ids[0].to_bytes(16, "big").hex(), ids[1].to_bytes(8, "big").hex()
+    return as_hex(ids[0], ids[1])
+
+
+def as_hex(trace_id: int, span_id: int) -> tuple[str, str]:
+    """The ids as 32 and 16 hex characters."""
+    return trace_id.to_bytes(16, "big").hex(), span_id.to_bytes(8, "big").hex()
 
 
 def clear() -> None:

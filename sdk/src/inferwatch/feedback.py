@@ -48,7 +48,6 @@ MAX_RETRY_AFTER_S = 10.0
 MAX_COMMENT_BYTES = 4096  # the collector's limit (UTF-8); longer comments are truncated after redaction
 MAX_RAW_COMMENT_CHARS = 16_384  # what the caller's thread keeps before redaction
 MAX_NAME_CHARS = 128
-LINK_FLUSH_EVERY_S = 0.5  # the sender flushes the span queue to link feedback by response id at most this often
 IDLE_EXIT_S = 30.0  # the thread exits after this long with nothing to send (restarted on the next item)
 ATEXIT_TIMEOUT_S = 2.0
 DROP_REASONS = ("invalid", "queue_full", "internal_error")
@@ -232,7 +231,6 @@ class _Sender:
         self.retired = False  # a newer init() replaced this sender: exit as soon as the queue is empty
         self._scrub: Any = None
         self._opener: Any = None
-        self._flushed_at = -LINK_FLUSH_EVERY_S  # monotonic time of the last flush for _link
 
     # caller threads
     def submit(self, item: dict[str, Any]) -> bool:
@@ -338,28 +336,26 @@ class _Sender:
 
     def _link(self, batch: list[dict[str, Any]]) -> None:
         """Give the items named only by a response id the trace of the call that produced it, where this process
-        made that call. Why here and not only in :func:`feedback`: a call's response id is remembered by the export
-        thread (a tapped stream's is read from its events there: reading it on the app's thread as the stream
-        ended cost that thread about 3.5 µs per streamed call, bench/README.md, twelfth session), so feedback sent
-        right after the call may find it unknown. When one is unknown and calls wait in the export queue, the queue
-        is flushed once (each call's response id is remembered as it is exported) and the ids are looked up again;
-        at most every :data:`LINK_FLUSH_EVERY_S` (waiting out the rest: feedback by response id at a high rate
-        must not turn the export's batches into one request per feedback). Feedback about calls of other
-        processes costs only the lookups. A failure here sends the items as they are."""
+        made that call and the export thread has not remembered its id yet (:func:`feedback` links those it
+        already has). Why here: a call's response id is remembered by the export thread as it records the call
+        (a tapped stream's is read from its events there; reading it on the app's thread as the stream ended cost
+        that thread about 3.5 µs per streamed call, bench/README.md, twelfth session), so feedback sent right after
+        the call often finds it unknown. Then the calls still waiting for the export are asked (once per batch,
+        :meth:`inferwatch.telemetry.Pipeline.pending_response_ids`), and the remembered ids again: no waiting,
+        nothing exported early. A failure here sends the items as they are."""
         try:
-            waited = False
+            pending: dict[str, tuple[int, int]] | None = None
             for item in batch:
                 if "trace_id" in item or "response_id" not in item:
                     continue
-                recorded = _responses.lookup(item["response_id"])
-                if recorded is None and not waited:
-                    waited = True
-                    pipeline = self.pipeline()
-                    if pipeline is not None and pipeline.stats()["queued"]:
-                        time.sleep(max(0.0, self._flushed_at + LINK_FLUSH_EVERY_S - time.monotonic()))
-                        pipeline.flush(self.timeout_s)
-                        self._flushed_at = time.monotonic()
-                        recorded = _responses.lookup(item["response_id"])
+                response_id = item["response_id"]
+                recorded = _responses.lookup(response_id)
+                if recorded is None:
+                    if pending is None:
+                        pipeline = self.pipeline()
+                        pending = pipeline.pending_response_ids() if pipeline is not None else {}
+                    ids = pending.get(response_id)
+                    recorded = _responses.as_hex(*ids) if ids is not None else _responses.lookup(response_id)
                 if recorded is not None:
                     item["trace_id"] = recorded[0]
                     item.setdefault("span_id", recorded[1])

@@ -416,9 +416,28 @@ class ProviderCall:
         if self._span_id is not None:
             _responses.remember(response_id, self._trace_id, self._span_id)
 
+    def pending_ids(self) -> tuple[str, int, int] | None:
+        """(response id, trace id, span id) of this ended call while it waits for the export thread, when it has a
+        span and its response id can be told without recording the call; None otherwise. Asked from the feedback
+        sender's thread (:meth:`inferwatch.telemetry.Pipeline.pending_response_ids`) for feedback by a response
+        id that the export thread has not remembered yet."""
+        response_id = self.response_id or self._pending_response_id()
+        if not response_id or self._span_id is None:
+            return None
+        return response_id, self._trace_id, self._span_id
+
+    def _pending_response_id(self) -> str | None:
+        """The response id kept for the export thread to record (integrations whose calls end before their
+        response id is set say where it is)."""
+        return None
+
     def readable(self) -> ReadableSpan:
-        """The finished span, with the call's metric values recorded on the way (export thread)."""
-        return self._closed_span().readable()
+        """The finished span, with the call's metric values recorded on the way (export thread). ``_later`` is let
+        go only once it has run: until then :meth:`pending_ids` may read the response id through it."""
+        try:
+            return self._closed_span().readable()
+        finally:
+            self._later = None
 
     def _closed_span(self) -> LightSpan:
         call = self.call
@@ -429,7 +448,6 @@ class ProviderCall:
         call._ended = True
         span = call._span
         span.close_call(m, None, self._later)
-        self._later = None
         return span
 
 

@@ -665,6 +665,7 @@ class Pipeline:
     # --- state that belongs to one process (reset in a forked child) ----------------------------------------
     def _reset_process_state(self) -> None:
         self._queue: deque[Any] = deque()
+        self._taken: list[Any] = []  # the batch the export thread is preparing (see pending_response_ids)
         self._metric_records: deque[tuple[Any, ...]] = deque()
         self._wake = threading.Event()
         self._abort = threading.Event()  # set by shutdown(): stops an export's retry wait
@@ -884,13 +885,16 @@ class Pipeline:
         queue = self._queue
         while queue and not self._closed:  # after shutdown() gave up waiting, the rest is counted there
             batch: list[ReadableSpan | Recorded] = []
+            self._taken = batch
             marker: _Flush | None = None
             while queue and len(batch) < self._batch_size:
-                item = queue.popleft()
+                item = queue[0]  # in the batch before it leaves the queue: always in one of them for a reader
                 if type(item) is _Flush:
+                    queue.popleft()
                     marker = item
                     break
                 batch.append(item)
+                queue.popleft()
             try:
                 if batch:
                     self._export_spans(batch)
@@ -902,8 +906,27 @@ class Pipeline:
                         self._fold_metric_records()
                         self._export_metrics()
             finally:
+                self._taken = []
                 if marker is not None:
                     marker.done.set()
+
+    def pending_response_ids(self) -> dict[str, tuple[int, int]]:
+        """Response id -> (trace id, span id) of the ended calls whose spans are not out yet (queued, or in the
+        batch being prepared) and whose response id can be told without recording them
+        (:meth:`inferwatch.llm_call.ProviderCall.pending_ids`); any thread, a snapshot. For the feedback sender,
+        which links feedback by a response id the export thread has not remembered yet. Read in this order, a
+        call moving meanwhile is still seen: the queue first, then the batch (a call joins the batch before it
+        leaves the queue); a batch is let go only after its calls' ids are remembered, so a call in neither is
+        found by looking the id up again afterwards (:mod:`inferwatch._responses`)."""
+        calls = [*self._queue]
+        calls += self._taken
+        found: dict[str, tuple[int, int]] = {}
+        for call in calls:
+            probe = getattr(call, "pending_ids", None)
+            ids = probe() if probe is not None else None
+            if ids is not None:
+                found[ids[0]] = (ids[1], ids[2])
+        return found
 
     def _export_spans(self, batch: list[ReadableSpan | Recorded]) -> None:
         ready: list[tuple[ReadableSpan, int]] = []

@@ -324,17 +324,30 @@ class _Recorder(ProviderCall):
 
     def apply(self) -> None:
         """Record the facts :meth:`complete` kept (export thread); guarded. The response id is remembered here,
-        not on the app's thread (feedback by that id before the export is linked by the feedback sender, which
-        flushes the queue for it: ``feedback._Sender._link``)."""
+        first, not on the app's thread (feedback by that id asked before then finds it through
+        :meth:`_pending_response_id`)."""
         try:
             facts = self.result
-            self.record_chat(facts)
             if isinstance(facts[6], str):
                 self.remember_response_id(facts[6])
+            self.record_chat(facts)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(f"{_WHERE}.record", exc)
         finally:
             self.result = None
+
+    def _pending_response_id(self) -> str | None:
+        """The response id of an ended call the export thread has not recorded yet: in the facts kept of a Chat
+        Completion, or at the start of a tapped stream's first chunk (:func:`_leading_id`). Read from the feedback
+        sender's thread while the export thread may be recording the call: each attribute is read once."""
+        facts = self.result
+        if facts is not None:
+            return facts[6] if isinstance(facts[6], str) else None
+        tap = getattr(self._later, "__self__", None)
+        if type(tap) is _ChatEvents:
+            kept = tap.kept
+            return _leading_id(kept[0]) if kept else None
+        return None
 
     # --- results ---
     def respond(self, parts: list[str] | None, chars: int, finish: Any, model: Any, response_id: Any,
@@ -709,8 +722,8 @@ class _ChatEvents(st.EventTap):
         return True
 
     def ended(self, error: BaseException | None) -> None:
-        # The response id is read with the events, in the export thread (feedback by that id before then is
-        # linked by the feedback sender, which flushes the queue for it: feedback._Sender._link).
+        # The response id is read with the events, in the export thread (feedback by that id asked before then
+        # finds it through _Recorder._pending_response_id).
         try:
             if error is not None:
                 error = _as_client_error(error)
@@ -738,13 +751,12 @@ class _ChatEvents(st.EventTap):
         """Read what is left and record the stream (export thread); guarded."""
         try:
             self.read(self.kept[:self.count])
-            totals = self.totals
+            totals, rec = self.totals, self.rec
+            if isinstance(totals.response_id, str):  # first: a failure below leaves it remembered
+                rec.remember_response_id(totals.response_id)
             totals.record()
-            rec = self.rec
             if totals.error_type:
                 rec.error_found(totals.error_type)
-            if isinstance(totals.response_id, str) and totals.response_id != rec.response_id:
-                rec.remember_response_id(totals.response_id)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(_STREAM_WHERE, exc)
 
@@ -758,6 +770,28 @@ _init_call = ProviderCall.__init__
 _init_tap = st.EventTap.__init__
 _MethodType = st.MethodType
 _later = _ChatEvents.later
+
+
+_ID_START = b'data: {"id":"'  # how OpenAI's streams begin
+
+
+def _leading_id(chunk: bytes) -> str | None:
+    """The ``id`` of the first event's JSON when the first chunk begins exactly as OpenAI's streams do
+    (``data: {"id":"chatcmpl-...``), found without parsing anything; None otherwise (other spacing, an escape
+    in the id, the id cut by the chunk's end). For feedback by a response id asked before the export thread has
+    read the stream's events (:meth:`_Recorder._pending_response_id`, on the feedback sender's thread): when it
+    finds nothing here, the feedback goes named by its response id alone."""
+    if not chunk.startswith(_ID_START):
+        return None
+    start = len(_ID_START)
+    end = chunk.find(b'"', start, start + 256)
+    value = chunk[start:end] if end > start else b""
+    if not value or b"\\" in value:
+        return None
+    try:
+        return value.decode("ascii")
+    except UnicodeDecodeError:
+        return None
 
 
 def _as_client_error(error: BaseException) -> BaseException:
