@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from unittest import mock
 
 import pytest
 import uvicorn
@@ -403,39 +404,109 @@ def test_feedback_right_after_calls_is_linked_by_the_sender_without_exporting(re
         assert early == late | {"timestamp": early["timestamp"]}
 
 
-def test_a_call_in_the_batch_being_prepared_is_still_found(receiver, openai_client):
-    """The export thread moves calls from the queue into its batch before recording them: the sender's snapshot
-    reads both (here the batch is set as the export thread sets it)."""
+def test_a_failing_probe_is_counted_and_the_other_calls_are_still_asked(receiver, openai_client, monkeypatch):
+    from inferwatch import _guard
+    from inferwatch.integrations import openai as iw_openai
+
+    probed: list[bytes] = []
+
+    def fails_first(chunk: bytes) -> str | None:  # the newest call is asked first
+        probed.append(chunk)
+        if len(probed) == 1:
+            raise RuntimeError("probe")
+        return leading_id(chunk)
+
+    leading_id = iw_openai._leading_id
+    _start_queued(receiver, openai_client)
+    errors = _guard.internal_errors.get("telemetry.pending_ids", 0)
+    try:
+        older, newer = _calls(openai_client, [True, True])
+        monkeypatch.setattr(iw_openai, "_leading_id", fails_first)
+        assert set(inferwatch.client.get_pipeline().pending_response_ids({older, newer})) == {older}
+    finally:
+        inferwatch.uninstrument_openai()
+    assert len(probed) == 2 and _guard.internal_errors.get("telemetry.pending_ids") == errors + 1
+
+
+def test_the_queue_is_read_before_the_batch_so_a_call_moving_between_them_is_seen(receiver, openai_client):
+    """The export thread may move the oldest call from the queue into its batch while the sender reads them: here
+    the queue's own iteration does that move, as the export thread would, between the two reads."""
+    from collections import deque
+
+    class MovingQueue(deque):
+        def __iter__(self):  # type: ignore[no-untyped-def]
+            pipeline._taken = [self[0]]  # joins the batch, then leaves the queue
+            self.popleft()
+            return super().__iter__()
+
     _start_queued(receiver, openai_client)
     try:
         (response_id,) = _calls(openai_client, [True])
         pipeline = inferwatch.client.get_pipeline()
-        taken = list(pipeline._queue)
-        pipeline._queue.clear()
-        pipeline._taken = taken
-        assert set(pipeline.pending_response_ids()) == {response_id}
+        pipeline._queue = MovingQueue(pipeline._queue)
+        assert set(pipeline.pending_response_ids({response_id})) == {response_id}
+        assert pipeline._taken and not pipeline._queue  # the move happened
+        pipeline._queue = deque(pipeline._taken)
         pipeline._taken = []
-        assert pipeline.pending_response_ids() == {}
     finally:
         inferwatch.uninstrument_openai()
 
 
-def test_a_failing_probe_leaves_the_feedback_unlinked_not_lost(receiver, openai_client, monkeypatch):
-    from inferwatch import _guard
-    from inferwatch.integrations import openai as iw_openai
-
-    def broken(chunk: bytes) -> str:
-        raise RuntimeError("probe")
+def test_newest_calls_are_asked_first_and_at_most_the_limit(receiver, openai_client, monkeypatch):
+    from inferwatch import telemetry
 
     _start_queued(receiver, openai_client)
-    errors = _guard.internal_errors.get("feedback.link", 0)
     try:
-        (response_id,) = _calls(openai_client, [True])
-        monkeypatch.setattr(iw_openai, "_leading_id", broken)
+        older, newer = _calls(openai_client, [False, True])
+        pipeline = inferwatch.client.get_pipeline()
+        monkeypatch.setattr(telemetry, "PENDING_SCAN_LIMIT", 1)
+        assert pipeline.pending_response_ids({older, newer}) == {newer: mock.ANY}
+        monkeypatch.setattr(telemetry, "PENDING_SCAN_LIMIT", 2)
+        assert set(pipeline.pending_response_ids({older, newer})) == {older, newer}
+    finally:
+        inferwatch.uninstrument_openai()
+
+
+def test_a_folded_long_streams_id_is_found(receiver, openai_client, monkeypatch):
+    """A stream longer than the tap keeps is read on the app's thread as it goes: its id is there, not in the
+    first chunk kept."""
+    from inferwatch.integrations import _streams
+
+    monkeypatch.setattr(_streams, "FOLD_AT", 1)
+    exporter = _start_queued(receiver, openai_client)
+    try:
+        stream = openai_client.chat.completions.create(model="gpt-4o-mini", stream=True,
+                                                       messages=[{"role": "user", "content": "long [tokens:40]"}])
+        response_id = [chunk.id for chunk in stream][0]
+        assert stream._decoder.totals is not None  # folded
         inferwatch.feedback(response_id=response_id, thumbs_up=True)
         assert inferwatch.feedback.flush(10)
+        assert exporter.get_finished_spans() == ()
     finally:
         inferwatch.uninstrument_openai()
     [item] = receiver.items()
-    assert item["response_id"] == response_id and "trace_id" not in item
-    assert _guard.internal_errors.get("feedback.link") == errors + 1
+    assert item["response_id"] == response_id and len(item["trace_id"]) == 32
+
+
+def test_a_dropped_streams_tap_is_freed_at_once(receiver, openai_client):
+    """A call dropped from a full queue runs its recording at once and lets it go: the tap and its chunks are not
+    left in a reference cycle for the garbage collector."""
+    import gc
+
+    def taps() -> int:
+        return sum(1 for o in gc.get_objects() if type(o).__name__ == "_ChatEvents")
+
+    exporter = InMemorySpanExporter()
+    inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
+                    schedule_delay_ms=600_000, max_queue_size=1)
+    inferwatch.wrap_openai(openai_client)
+    gc.collect()
+    gc.disable()
+    try:
+        before = taps()
+        _calls(openai_client, [True, True])  # the first is queued, the second dropped
+        assert inferwatch.stats()["dropped"]["queue_full"] == 1
+        assert taps() == before + 1
+    finally:
+        gc.enable()
+        inferwatch.uninstrument_openai()

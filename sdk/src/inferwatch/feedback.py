@@ -339,26 +339,22 @@ class _Sender:
         made that call and the export thread has not remembered its id yet (:func:`feedback` links those it
         already has). Why here: a call's response id is remembered by the export thread as it records the call
         (a tapped stream's is read from its events there; reading it on the app's thread as the stream ended cost
-        that thread about 3.5 µs per streamed call, bench/README.md, twelfth session), so feedback sent right after
-        the call often finds it unknown. Then the calls still waiting for the export are asked (once per batch,
+        that thread about 3.4 µs per streamed call, bench/README.md, twelfth session), so feedback sent right after
+        the call often finds it unknown. Then the calls still waiting for the export are asked for the unknown ids
+        (once per batch, newest first, a bounded number:
         :meth:`inferwatch.telemetry.Pipeline.pending_response_ids`), and the remembered ids again: no waiting,
         nothing exported early. A failure here sends the items as they are."""
         try:
-            pending: dict[str, tuple[int, int]] | None = None
-            for item in batch:
-                if "trace_id" in item or "response_id" not in item:
-                    continue
-                response_id = item["response_id"]
-                recorded = _responses.lookup(response_id)
-                if recorded is None:
-                    if pending is None:
-                        pipeline = self.pipeline()
-                        pending = pipeline.pending_response_ids() if pipeline is not None else {}
-                    ids = pending.get(response_id)
-                    recorded = _responses.as_hex(*ids) if ids is not None else _responses.lookup(response_id)
-                if recorded is not None:
-                    item["trace_id"] = recorded[0]
-                    item.setdefault("span_id", recorded[1])
+            unknown = [item for item in batch if "trace_id" not in item and "response_id" in item
+                       and not _link_item(item, _responses.lookup(item["response_id"]))]
+            if not unknown:
+                return
+            pipeline = self.pipeline()
+            pending = pipeline.pending_response_ids({item["response_id"] for item in unknown}) if pipeline else {}
+            for item in unknown:
+                ids = pending.get(item["response_id"])
+                _link_item(item, _responses.as_hex(*ids) if ids is not None
+                           else _responses.lookup(item["response_id"]))  # remembered meanwhile
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("feedback.link", exc)
 
@@ -426,6 +422,15 @@ class _Sender:
             return exc.code, retry_after
         except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
             return 0, None
+
+
+def _link_item(item: dict[str, Any], recorded: tuple[str, str] | None) -> bool:
+    """Give ``item`` the (trace id, span id) hex pair, if any (a span id given by the app stays)."""
+    if recorded is None:
+        return False
+    item["trace_id"] = recorded[0]
+    item.setdefault("span_id", recorded[1])
+    return True
 
 
 def _load_scrub() -> Any:

@@ -398,6 +398,7 @@ class ProviderCall:
                 _responses.remember(self.response_id, self._trace_id, self._span_id)
             if not _enqueue(self._pipeline, self):  # dropped (queue full): its metrics are kept all the same
                 self._closed_span().record_metrics_only()
+                self._later = None  # ran: what it refers to (a stream's tap and its chunks) goes now
         except Exception as exc:  # noqa: BLE001 - never break the host
             record_internal_error("llm_call.end", exc)
 

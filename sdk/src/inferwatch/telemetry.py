@@ -118,6 +118,7 @@ MAX_SPAN_BYTES = 1 << 20  # a span estimated above this is dropped as too_large
 MAX_REQUEST_BYTES = 8 << 20  # one export request carries at most about this much (collector default limit: 16 MiB)
 METRICS_INTERVAL_S = 30.0
 ATEXIT_TIMEOUT_S = 2.0
+PENDING_SCAN_LIMIT = 4096  # queued calls the feedback sender asks for response ids per batch (newest first)
 ID_POOL_SIZE = 4096  # span id pairs drawn ahead (refilled at each wake-up when half are used: 2,048 calls per 0.5 s)
 # GenAI semconv bucket advice (landscape notes §4)
 DURATION_BUCKETS_S = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92)
@@ -894,7 +895,10 @@ class Pipeline:
                     marker = item
                     break
                 batch.append(item)
-                queue.popleft()
+                try:
+                    queue.popleft()
+                except IndexError:  # emptied by shutdown() meanwhile (it counted what it found)
+                    break
             try:
                 if batch:
                     self._export_spans(batch)
@@ -910,22 +914,38 @@ class Pipeline:
                 if marker is not None:
                     marker.done.set()
 
-    def pending_response_ids(self) -> dict[str, tuple[int, int]]:
-        """Response id -> (trace id, span id) of the ended calls whose spans are not out yet (queued, or in the
-        batch being prepared) and whose response id can be told without recording them
+    def pending_response_ids(self, wanted: set[str]) -> dict[str, tuple[int, int]]:
+        """Response id -> (trace id, span id), for the ``wanted`` ids, of the ended calls whose spans are not out
+        yet (queued, or in the batch being prepared) and whose response id can be told without recording them
         (:meth:`inferwatch.llm_call.ProviderCall.pending_ids`); any thread, a snapshot. For the feedback sender,
-        which links feedback by a response id the export thread has not remembered yet. Read in this order, a
-        call moving meanwhile is still seen: the queue first, then the batch (a call joins the batch before it
-        leaves the queue); a batch is let go only after its calls' ids are remembered, so a call in neither is
-        found by looking the id up again afterwards (:mod:`inferwatch._responses`)."""
-        calls = [*self._queue]
-        calls += self._taken
+        which links feedback by a response id the export thread has not remembered yet.
+
+        Read in this order, a call moving meanwhile is still seen: the queue first, then the batch (a call joins
+        the batch before it leaves the queue); a batch is let go only after its calls' ids are remembered, so a
+        call in neither is found by looking the id up again afterwards (:mod:`inferwatch._responses`). Asked
+        newest first (feedback comes soon after its call; the newest of two calls with one id wins, as in
+        ``_responses``), stopping when every wanted id is found or after :data:`PENDING_SCAN_LIMIT` calls: an id
+        of another process is never found, and a full queue must not cost the sender's thread, holding the
+        interpreter, more than a few ms per batch. A probe that fails is counted and skipped."""
+        queued = [*self._queue]
+        taken = self._taken[:]
         found: dict[str, tuple[int, int]] = {}
-        for call in calls:
-            probe = getattr(call, "pending_ids", None)
-            ids = probe() if probe is not None else None
-            if ids is not None:
-                found[ids[0]] = (ids[1], ids[2])
+        looked, limit = 0, PENDING_SCAN_LIMIT
+        for calls in (queued, taken):
+            for call in reversed(calls):
+                if looked >= limit or len(found) == len(wanted):
+                    return found
+                looked += 1
+                probe = getattr(call, "pending_ids", None)
+                if probe is None:
+                    continue
+                try:
+                    ids = probe()
+                except Exception as exc:  # noqa: BLE001 - an integration's bug: that call goes unlinked
+                    _guard.record_internal_error("telemetry.pending_ids", exc)
+                    continue
+                if ids is not None and ids[0] in wanted and ids[0] not in found:
+                    found[ids[0]] = (ids[1], ids[2])
         return found
 
     def _export_spans(self, batch: list[ReadableSpan | Recorded]) -> None:

@@ -345,6 +345,9 @@ class _Recorder(ProviderCall):
             return facts[6] if isinstance(facts[6], str) else None
         tap = getattr(self._later, "__self__", None)
         if type(tap) is _ChatEvents:
+            totals = tap.totals  # a long stream folded on the app's thread: its first chunks are read already
+            if totals is not None:
+                return totals.response_id if isinstance(totals.response_id, str) else None
             kept = tap.kept
             return _leading_id(kept[0]) if kept else None
         return None
@@ -779,8 +782,8 @@ def _leading_id(chunk: bytes) -> str | None:
     """The ``id`` of the first event's JSON when the first chunk begins exactly as OpenAI's streams do
     (``data: {"id":"chatcmpl-...``), found without parsing anything; None otherwise (other spacing, an escape
     in the id, the id cut by the chunk's end). For feedback by a response id asked before the export thread has
-    read the stream's events (:meth:`_Recorder._pending_response_id`, on the feedback sender's thread): when it
-    finds nothing here, the feedback goes named by its response id alone."""
+    read the stream's events (:meth:`_Recorder._pending_response_id`, on the feedback sender's thread): what it
+    cannot find here is linked only if the export thread has remembered it by the time the sender looks again."""
     if not chunk.startswith(_ID_START):
         return None
     start = len(_ID_START)
