@@ -32,6 +32,7 @@ class Receiver:
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, str], Any]] = []
         self.script: list[int] = []
+        self.answers: list[dict[str, Any]] = []  # bodies of the next 2xx answers (then a fixed one)
         self.delay_s = 0.0
         receiver = self
 
@@ -49,6 +50,8 @@ class Receiver:
                     time.sleep(receiver.delay_s)
                 status = receiver.script.pop(0) if receiver.script else 202
                 payload = b'{"error": "scripted"}'
+                if status < 300 and receiver.answers:
+                    payload = json.dumps(receiver.answers.pop(0)).encode()
                 self.send_response(status)
                 if status == 429:
                     self.send_header("Retry-After", "0")
@@ -179,7 +182,7 @@ def test_inert_before_init(receiver):
     assert inferwatch.feedback("garbage", score=float("nan")) == ""
     assert inferwatch.feedback.flush(0.1) is True
     assert feedback_threads() == [] and receiver.requests == []
-    assert inferwatch.feedback_stats() == {"queued": 0, "sent": 0, "failed": 0,
+    assert inferwatch.feedback_stats() == {"queued": 0, "sent": 0, "failed": 0, "resent": 0,
                                            "dropped": {"invalid": 0, "queue_full": 0, "internal_error": 0}}
     inferwatch.init(endpoint=receiver.url, enabled=False)
     assert inferwatch.feedback(TRACE, thumbs_up=True) == "" and feedback_threads() == []
@@ -211,7 +214,7 @@ def test_collector_down_is_counted_failed(monkeypatch):
     fid = inferwatch.feedback(TRACE, thumbs_up=True)
     assert fid
     assert inferwatch.feedback.flush(10) is True
-    assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 0, "failed": 1,
+    assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 0, "failed": 1, "resent": 0,
                                                                "dropped": None}
 
 
@@ -318,7 +321,7 @@ def test_delivered_to_the_real_collector(collector, store):
         assert inferwatch.feedback(TRACE, thumbs_up=False, comment=f"mail {EMAIL} please") == fid  # app retry
     inferwatch.feedback(response_id="never-seen", score=0.1, name="judge")
     assert inferwatch.feedback.flush(10) is True
-    assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 3, "failed": 0,
+    assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 3, "failed": 0, "resent": 0,
                                                                "dropped": None}
 
     listed = httpx.get(f"{url}/api/v1/feedback", params={"trace_id": TRACE},
@@ -510,3 +513,58 @@ def test_a_dropped_streams_tap_is_freed_at_once(receiver, openai_client):
     finally:
         gc.enable()
         inferwatch.uninstrument_openai()
+
+
+def _wait_for(condition: Any, timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def test_items_the_collector_could_not_match_yet_are_sent_once_more(receiver, monkeypatch):
+    """Feedback that reached the collector before its call did is listed ``unmatched``; an item naming its call
+    by trace id is sent again, once, later (the same item: the row is replaced, the call's fields copied in then).
+    One named only by an unknown response id is not: nothing would match it later either."""
+    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 0.2)
+    unmatched = {"unmatched": ["by-trace", "by-response"]}
+    receiver.answers = [unmatched, unmatched]  # the two items may go in one request or two
+    start(receiver.url)
+    inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="by-trace")
+    inferwatch.feedback(response_id="resp-of-another-process", thumbs_up=False, feedback_id="by-response")
+    assert inferwatch.feedback.flush(10)
+    assert _wait_for(lambda: [item["feedback_id"] for item in receiver.items()].count("by-trace") == 2)
+    time.sleep(0.6)  # three times the delay: sent once more, not again
+    sent = receiver.items()
+    assert sorted(item["feedback_id"] for item in sent) == ["by-response", "by-trace", "by-trace"]
+    first, again = (item for item in sent if item["feedback_id"] == "by-trace")
+    assert again == first  # the same item: the collector replaces the row
+    assert inferwatch.feedback_stats()["resent"] == 1 and inferwatch.feedback_stats()["sent"] == 2
+
+
+def test_feedback_sent_before_its_call_arrived_gets_the_calls_fields(collector, store, monkeypatch):
+    """End to end with the real collector: the first send is stored unmatched; the call's row arrives; the second
+    send fills in its model, experiment, variant and feature."""
+    import httpx
+
+    from inferwatch_collector.rows import LLM_CALL_COLUMNS
+    from tests.collector.factories import llm_call
+
+    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 1.0)
+    url, keys = collector
+    start(url, api_key=keys["ingest"])
+    fid = inferwatch.feedback(TRACE, thumbs_up=True)
+    assert inferwatch.feedback.flush(10)
+    row = llm_call("p1", trace_id=TRACE, model="gpt-4o", experiment="prompt-v3", variant="B", feature="chat")
+    store.insert_columns("llm_calls", [list(c) for c in zip(row)], LLM_CALL_COLUMNS)
+
+    def listed() -> list[dict[str, Any]]:
+        return httpx.get(f"{url}/api/v1/feedback", params={"trace_id": TRACE},
+                         headers={"Authorization": f"Bearer {keys['read']}"}).json()
+
+    assert _wait_for(lambda: inferwatch.feedback_stats()["resent"] == 1)
+    [item] = listed()
+    assert (item["feedback_id"], item["model"], item["experiment"], item["variant"], item["feature"]) == (
+        fid, "gpt-4o", "prompt-v3", "B", "chat")

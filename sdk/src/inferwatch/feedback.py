@@ -16,9 +16,14 @@ is ``"full"``, ``comment`` and ``label`` are redacted in the export thread befor
 redacts them again whatever the SDK did. The default feedback id is an HMAC of the content with the SDK's user
 hash key, so the same feedback sent twice is one row and the id reveals nothing about the comment.
 
-Counters: :func:`stats` (``sent``, ``failed``, ``queued`` and ``dropped`` by reason). Delivery: :func:`flush`
-(also registered at exit, :data:`ATEXIT_TIMEOUT_S`). Both are also reachable as ``inferwatch.feedback.stats()``
-and ``inferwatch.feedback.flush(timeout)``.
+Linking: feedback by a provider response id is given the call's trace where this process made the call (at once,
+or by the sender thread from the calls still waiting for the span export). Feedback that reaches the collector
+before its call's span does is stored unmatched (no model, feature, experiment or variant copied in); an item that
+names its call by trace id is then sent once more, :data:`RESEND_UNMATCHED_AFTER_S` later, which fills them in.
+
+Counters: :func:`stats` (``sent``, ``failed``, ``resent``, ``queued`` and ``dropped`` by reason). Delivery:
+:func:`flush` (also registered at exit, :data:`ATEXIT_TIMEOUT_S`). Both are also reachable as
+``inferwatch.feedback.stats()`` and ``inferwatch.feedback.flush(timeout)``.
 """
 
 from __future__ import annotations
@@ -48,6 +53,11 @@ MAX_RETRY_AFTER_S = 10.0
 MAX_COMMENT_BYTES = 4096  # the collector's limit (UTF-8); longer comments are truncated after redaction
 MAX_RAW_COMMENT_CHARS = 16_384  # what the caller's thread keeps before redaction
 MAX_NAME_CHARS = 128
+# An item the collector stored before its call arrived (listed ``unmatched`` in its answer) that names its call by
+# trace id is sent once more, this long after: the call's span has been exported by then (every 0.5 s by default),
+# and the same feedback_id replaces the row with the call's model, feature, experiment and variant copied in.
+# Feedback sent right after its call usually arrives first (the demo: every item).
+RESEND_UNMATCHED_AFTER_S = 10.0
 IDLE_EXIT_S = 30.0  # the thread exits after this long with nothing to send (restarted on the next item)
 ATEXIT_TIMEOUT_S = 2.0
 DROP_REASONS = ("invalid", "queue_full", "internal_error")
@@ -58,7 +68,7 @@ _FEEDBACK_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 _counts_lock = threading.Lock()
-_counts: dict[str, Any] = {"sent": 0, "failed": 0, "dropped": dict.fromkeys(DROP_REASONS, 0)}
+_counts: dict[str, Any] = {"sent": 0, "failed": 0, "resent": 0, "dropped": dict.fromkeys(DROP_REASONS, 0)}
 _logged: set[str] = set()
 
 
@@ -231,6 +241,7 @@ class _Sender:
         self.retired = False  # a newer init() replaced this sender: exit as soon as the queue is empty
         self._scrub: Any = None
         self._opener: Any = None
+        self.again: list[tuple[float, dict[str, Any]]] = []  # (due, item): unmatched items to send once more
 
     # caller threads
     def submit(self, item: dict[str, Any]) -> bool:
@@ -272,6 +283,9 @@ class _Sender:
             otel_context.attach(otel_context.set_value(otel_context._SUPPRESS_HTTP_INSTRUMENTATION_KEY, True, ctx))
         idle_since = time.monotonic()
         while True:
+            if self.again and self.again[0][0] <= time.monotonic():
+                with _guard.guard("feedback.resend"):
+                    self._resend()
             batch: list[dict[str, Any]] = []
             marker: _Flush | None = None
             with self.lock:
@@ -284,7 +298,7 @@ class _Sender:
                 if not batch and marker is None:
                     idle = (self.retired or client.get_pipeline() is not self.pipeline()  # shut down
                             or time.monotonic() - idle_since >= IDLE_EXIT_S)
-                    if idle and not self.queue:
+                    if idle and not self.queue and not self.again:
                         self.thread = None
                         return
             try:
@@ -297,7 +311,7 @@ class _Sender:
             if batch or marker is not None:
                 idle_since = time.monotonic()
                 continue
-            self.wake.wait(1.0)
+            self.wake.wait(min(1.0, max(self.again[0][0] - time.monotonic(), 0.0)) if self.again else 1.0)
             self.wake.clear()
 
     def _deliver(self, batch: list[dict[str, Any]]) -> None:
@@ -311,9 +325,10 @@ class _Sender:
                 _count("dropped", reason="internal_error")
         if not ready:
             return
-        status = self._post_with_retries(ready)
+        status, answer = self._post_with_retries(ready)
         if 200 <= status < 300:
             _count("sent", len(ready))
+            self._keep_unmatched(ready, answer)
         elif status == 422 and len(ready) > 1:  # one bad item fails a whole batch: send them one by one
             for item in ready:
                 self._deliver_one(item)
@@ -321,11 +336,35 @@ class _Sender:
             self._failed(status, len(ready))
 
     def _deliver_one(self, item: dict[str, Any]) -> None:
-        status = self._post_with_retries([item])
+        status, answer = self._post_with_retries([item])
         if 200 <= status < 300:
             _count("sent")
+            self._keep_unmatched([item], answer)
         else:
             self._failed(status, 1)
+
+    def _keep_unmatched(self, sent: list[dict[str, Any]], answer: bytes) -> None:
+        """Schedule the sent items the collector could not match to their call yet, and that name it by trace id,
+        for one more send (:data:`RESEND_UNMATCHED_AFTER_S`). An answer without ``unmatched`` schedules nothing."""
+        try:
+            unmatched = json.loads(answer or b"{}").get("unmatched") or ()
+        except (ValueError, AttributeError):
+            return
+        if not unmatched:
+            return
+        wanted = set(unmatched)
+        due = time.monotonic() + RESEND_UNMATCHED_AFTER_S
+        self.again += [(due, item) for item in sent if item["feedback_id"] in wanted and "trace_id" in item]
+
+    def _resend(self) -> None:
+        """Send the due unmatched items once more (sender thread); whatever the answer, they are not kept again."""
+        now = time.monotonic()
+        due = [item for at, item in self.again if at <= now][:MAX_BATCH]
+        kept = {id(item) for item in due}
+        self.again = [(at, item) for at, item in self.again if id(item) not in kept]
+        status, _ = self._post_with_retries(due)
+        if 200 <= status < 300:
+            _count("resent", len(due))
 
     def _failed(self, status: int, n: int) -> None:
         _count("failed", n)
@@ -383,20 +422,21 @@ class _Sender:
             self._scrub = _load_scrub()
         return self._scrub(text)
 
-    def _post_with_retries(self, items: list[dict[str, Any]]) -> int:
+    def _post_with_retries(self, items: list[dict[str, Any]]) -> tuple[int, bytes]:
+        """(the last HTTP status or 0, the answer's body when it was 2xx)."""
         body = json.dumps(items, ensure_ascii=False, allow_nan=False).encode("utf-8", "surrogatepass")
         attempt = 0
         while True:
-            status, retry_after = self._post(body)
+            status, retry_after, answer = self._post(body)
             retryable = status == 0 or status in (408, 429) or status >= 500
             if not retryable or attempt >= len(RETRY_DELAYS_S):
-                return status
+                return status, answer
             delay = retry_after if retry_after is not None else RETRY_DELAYS_S[attempt] * (0.5 + random.random())
             time.sleep(min(max(delay, 0.0), MAX_RETRY_AFTER_S))
             attempt += 1
 
-    def _post(self, body: bytes) -> tuple[int, float | None]:
-        """(HTTP status or 0 when unreachable, Retry-After seconds)."""
+    def _post(self, body: bytes) -> tuple[int, float | None, bytes]:
+        """(HTTP status or 0 when unreachable, Retry-After seconds, the body of a 2xx answer)."""
         import http.client
         import urllib.error
         import urllib.request
@@ -406,8 +446,7 @@ class _Sender:
         request = urllib.request.Request(self.url, data=body, headers=self.headers, method="POST")
         try:
             with self._opener.open(request, timeout=self.timeout_s) as response:
-                response.read(1 << 16)
-                return response.status, None
+                return response.status, None, response.read(1 << 16)
         except urllib.error.HTTPError as exc:
             retry_after: float | None = None
             try:
@@ -419,9 +458,9 @@ class _Sender:
                 exc.close()
             except Exception:  # noqa: BLE001, S110 - the body is not needed
                 pass
-            return exc.code, retry_after
+            return exc.code, retry_after, b""
         except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
-            return 0, None
+            return 0, None, b""
 
 
 def _link_item(item: dict[str, Any], recorded: tuple[str, str] | None) -> bool:
@@ -490,17 +529,18 @@ def flush(timeout: float = 5.0) -> bool:
 
 
 def stats() -> dict[str, Any]:
-    """``{"queued", "sent", "failed", "dropped": {reason: n}}`` (items; process lifetime)."""
+    """``{"queued", "sent", "failed", "resent", "dropped": {reason: n}}`` (items; process lifetime). ``resent``:
+    items sent once more because the collector had not seen their call yet (:data:`RESEND_UNMATCHED_AFTER_S`)."""
     queued = sum(s.pending() for s in list(_senders) if s.pid == os.getpid())
     with _counts_lock:
         return {"queued": queued, "sent": _counts["sent"], "failed": _counts["failed"],
-                "dropped": dict(_counts["dropped"])}
+                "resent": _counts["resent"], "dropped": dict(_counts["dropped"])}
 
 
 def _reset() -> None:
     """Forget counters and logged warnings (tests)."""
     with _counts_lock:
-        _counts.update(sent=0, failed=0, dropped=dict.fromkeys(DROP_REASONS, 0))
+        _counts.update(sent=0, failed=0, resent=0, dropped=dict.fromkeys(DROP_REASONS, 0))
         _logged.clear()
 
 
