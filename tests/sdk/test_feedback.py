@@ -372,11 +372,11 @@ def _calls(client: Any, streams: list[bool]) -> list[str]:
     return ids
 
 
-def _start_queued(receiver: Receiver, client: Any) -> InMemorySpanExporter:
+def _start_queued(receiver: Receiver, client: Any, **options: Any) -> InMemorySpanExporter:
     """The SDK with spans held in the queue (no scheduled export during the test), ``client`` wrapped."""
     exporter = InMemorySpanExporter()
     inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
-                    schedule_delay_ms=600_000)
+                    schedule_delay_ms=600_000, **options)
     inferwatch.wrap_openai(client)
     return exporter
 
@@ -499,10 +499,7 @@ def test_a_dropped_streams_tap_is_freed_at_once(receiver, openai_client):
     def taps() -> int:
         return sum(1 for o in gc.get_objects() if type(o).__name__ == "_ChatEvents")
 
-    exporter = InMemorySpanExporter()
-    inferwatch.init(endpoint=receiver.url, api_key="iwk_000000000000_testtesttesttesttesttest", exporter=exporter,
-                    schedule_delay_ms=600_000, max_queue_size=1)
-    inferwatch.wrap_openai(openai_client)
+    _start_queued(receiver, openai_client, max_queue_size=1)
     gc.collect()
     gc.disable()
     try:

@@ -357,11 +357,13 @@ class _Sender:
         self.again += [(due, item) for item in sent if item["feedback_id"] in wanted and "trace_id" in item]
 
     def _resend(self) -> None:
-        """Send the due unmatched items once more (sender thread); whatever the answer, they are not kept again."""
+        """Send the due unmatched items once more (sender thread); whatever the answer, they are not kept again.
+        ``again`` is in order of due time (every item waits the same delay), so the due ones lead it."""
         now = time.monotonic()
-        due = [item for at, item in self.again if at <= now][:MAX_BATCH]
-        kept = {id(item) for item in due}
-        self.again = [(at, item) for at, item in self.again if id(item) not in kept]
+        count = next((n for n, (at, _) in enumerate(self.again[:MAX_BATCH]) if at > now),
+                     min(len(self.again), MAX_BATCH))
+        due = [item for _, item in self.again[:count]]
+        del self.again[:count]
         status, _ = self._post_with_retries(due)
         if 200 <= status < 300:
             _count("resent", len(due))
