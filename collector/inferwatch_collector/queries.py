@@ -34,8 +34,12 @@ class TimeRange:
     def parse(cls, start: datetime | None, end: datetime | None, default: timedelta = timedelta(hours=24)
               ) -> "TimeRange":
         """Defaults: end = now, start = end - 24 h; naive datetimes are taken as UTC."""
-        end = _utc(end) if end else datetime.now(timezone.utc)
-        start = _utc(start) if start else end - default
+        try:
+            end = _utc(end) if end else datetime.now(timezone.utc)
+            start = _utc(start) if start else end - default
+        except OverflowError:  # within a day of year 1 or 9999: not in UTC, or no default start before the end
+            raise QueryError("start and end must be between years 1 and 9999 in UTC, and end a day after year 1's "
+                             "start when start is not given") from None
         if start >= end:
             raise QueryError("start must be before end")
         if end - start > _MAX_RANGE:

@@ -114,6 +114,8 @@ def test_other_projects_data_is_invisible(client, keys, seeded):
         ("/calls/timeseries", {"start": "2026-01-01T00:00:00", "end": "2026-01-10T00:00:00", "bucket": "minute"},
          400, "bucket"),
         ("/calls/summary", {"model": "m" * 500}, 422, "model"),
+        ("/calls/summary", {"end": "0001-01-01T00:00:00Z"}, 400, "start"),  # no default start a day before it
+        ("/calls/summary", {"start": "0001-01-01T00:00:00+05:00"}, 400, "UTC"),  # before year 1 in UTC
     ],
 )
 def test_bad_parameters_are_named(client, keys, path, params, status, word):
