@@ -182,7 +182,7 @@ def test_inert_before_init(receiver):
     assert inferwatch.feedback("garbage", score=float("nan")) == ""
     assert inferwatch.feedback.flush(0.1) is True
     assert feedback_threads() == [] and receiver.requests == []
-    assert inferwatch.feedback_stats() == {"queued": 0, "sent": 0, "failed": 0, "resent": 0,
+    assert inferwatch.feedback_stats() == {"queued": 0, "sent": 0, "failed": 0, "resent": 0, "resend_failed": 0,
                                            "dropped": {"invalid": 0, "queue_full": 0, "internal_error": 0}}
     inferwatch.init(endpoint=receiver.url, enabled=False)
     assert inferwatch.feedback(TRACE, thumbs_up=True) == "" and feedback_threads() == []
@@ -215,7 +215,7 @@ def test_collector_down_is_counted_failed(monkeypatch):
     assert fid
     assert inferwatch.feedback.flush(10) is True
     assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 0, "failed": 1, "resent": 0,
-                                                               "dropped": None}
+                                                               "resend_failed": 0, "dropped": None}
 
 
 def test_retries_429_and_5xx_but_not_4xx(receiver):
@@ -322,7 +322,7 @@ def test_delivered_to_the_real_collector(collector, store):
     inferwatch.feedback(response_id="never-seen", score=0.1, name="judge")
     assert inferwatch.feedback.flush(10) is True
     assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 3, "failed": 0, "resent": 0,
-                                                               "dropped": None}
+                                                               "resend_failed": 0, "dropped": None}
 
     listed = httpx.get(f"{url}/api/v1/feedback", params={"trace_id": TRACE},
                        headers={"Authorization": f"Bearer {keys['read']}"}).json()
@@ -391,7 +391,7 @@ def test_feedback_right_after_calls_is_linked_by_the_sender_without_exporting(re
         ids = _calls(openai_client, [True, False, True])
         firsts = [inferwatch.feedback(response_id=i, thumbs_up=True) for i in ids]
         inferwatch.feedback(response_id="of-another-process", thumbs_up=False)
-        assert inferwatch.feedback.flush(10)
+        assert _wait_for(lambda: len(receiver.items()) == 4)  # not flush(): that exports the spans first
         assert exporter.get_finished_spans() == ()  # linked from the queue: nothing was exported for it
         assert inferwatch.flush(10)
         spans = {span.attributes["gen_ai.response.id"]: span for span in exporter.get_finished_spans()}
@@ -483,7 +483,7 @@ def test_a_folded_long_streams_id_is_found(receiver, openai_client, monkeypatch)
         response_id = [chunk.id for chunk in stream][0]
         assert stream._decoder.totals is not None  # folded
         inferwatch.feedback(response_id=response_id, thumbs_up=True)
-        assert inferwatch.feedback.flush(10)
+        assert _wait_for(lambda: len(receiver.items()) == 1)
         assert exporter.get_finished_spans() == ()
     finally:
         inferwatch.uninstrument_openai()
@@ -531,7 +531,7 @@ def test_items_the_collector_could_not_match_yet_are_sent_once_more(receiver, mo
     start(receiver.url)
     inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="by-trace")
     inferwatch.feedback(response_id="resp-of-another-process", thumbs_up=False, feedback_id="by-response")
-    assert inferwatch.feedback.flush(10)
+    assert _wait_for(lambda: len(receiver.items()) == 2)  # not flush(): that would send it once more at once
     assert _wait_for(lambda: [item["feedback_id"] for item in receiver.items()].count("by-trace") == 2)
     time.sleep(0.6)  # three times the delay: sent once more, not again
     sent = receiver.items()
@@ -553,7 +553,7 @@ def test_feedback_sent_before_its_call_arrived_gets_the_calls_fields(collector, 
     url, keys = collector
     start(url, api_key=keys["ingest"])
     fid = inferwatch.feedback(TRACE, thumbs_up=True)
-    assert inferwatch.feedback.flush(10)
+    assert _wait_for(lambda: inferwatch.feedback_stats()["sent"] == 1)
     row = llm_call("p1", trace_id=TRACE, model="gpt-4o", experiment="prompt-v3", variant="B", feature="chat")
     store.insert_columns("llm_calls", [list(c) for c in zip(row)], LLM_CALL_COLUMNS)
 
@@ -565,3 +565,73 @@ def test_feedback_sent_before_its_call_arrived_gets_the_calls_fields(collector, 
     [item] = listed()
     assert (item["feedback_id"], item["model"], item["experiment"], item["variant"], item["feature"]) == (
         fid, "gpt-4o", "prompt-v3", "B", "chat")
+
+
+def _listed(url: str, key: str, trace_id: str) -> list[dict[str, Any]]:
+    import httpx
+
+    return httpx.get(f"{url}/api/v1/feedback", params={"trace_id": trace_id},
+                     headers={"Authorization": f"Bearer {key}"}).json()
+
+
+def test_a_flush_sends_waiting_feedback_at_once_after_the_spans(collector, monkeypatch):
+    """Feedback the collector stored before its call's span arrived does not wait for its later send at a flush:
+    the spans go first, then the item, which gets its call's fields. One whose call the collector still does not
+    know (another process's) waits for its time again, and a second flush does not send it early once more."""
+    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 600.0)
+    url, keys = collector
+    inferwatch.init(endpoint=url, api_key=keys["ingest"], schedule_delay_ms=600_000)  # spans held until a flush
+    with inferwatch.tags(feature="nightly"), inferwatch.llm_call(model="llama-3.1-8b", provider="vllm") as call:
+        call.response(response_id="resp-held-1")
+        call.usage(input_tokens=3, output_tokens=2)
+    own = inferwatch.feedback(response_id="resp-held-1", thumbs_up=True)  # linked at once: the trace is known
+    other = inferwatch.feedback(TRACE, thumbs_up=False)  # a call no process recorded here
+    assert _wait_for(lambda: inferwatch.feedback_stats()["sent"] == 2)  # both unmatched: the span is held
+    trace = f"{call._span.get_span_context().trace_id:032x}"
+    assert [(item["feedback_id"], item["model"]) for item in _listed(url, keys["read"], trace)] == [(own, "")]
+
+    assert inferwatch.feedback.flush(10)
+    assert inferwatch.feedback_stats()["resent"] == 2
+    [item] = _listed(url, keys["read"], trace)
+    assert (item["feedback_id"], item["model"], item["feature"]) == (own, "llama-3.1-8b", "nightly")
+    assert [entry[1]["feedback_id"] for entry in fb._sender.again] == [other]  # waits for its time
+
+    assert inferwatch.feedback.flush(10)
+    assert inferwatch.feedback_stats()["resent"] == 2  # not sent early twice
+
+
+def test_a_short_lived_jobs_feedback_gets_its_calls_fields_at_exit(collector):
+    """A script that records a call, sends feedback on it and exits: the exit's flush exports the span before the
+    feedback, so the stored feedback has the call's model and feature (they stayed empty before: the feedback
+    reached the collector first and its later send never came)."""
+    import subprocess
+
+    url, keys = collector
+    script = f"""
+import inferwatch
+inferwatch.init(endpoint={url!r}, api_key={keys["ingest"]!r}, service_name="nightly-job")
+with inferwatch.tags(feature="nightly"), inferwatch.llm_call(model="llama-3.1-8b", provider="vllm") as call:
+    call.response(response_id="resp-exit-1")
+    call.usage(input_tokens=3, output_tokens=2)
+print(inferwatch.feedback(response_id="resp-exit-1", thumbs_up=True))
+print(f"{{call._span.get_span_context().trace_id:032x}}")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    fid, trace = done.stdout.split()
+    [item] = _listed(url, keys["read"], trace)
+    assert (item["feedback_id"], item["model"], item["feature"]) == (fid, "llama-3.1-8b", "nightly")
+
+
+def test_a_failed_send_once_more_is_counted_and_waits_for_its_time(receiver, monkeypatch):
+    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 600.0)
+    receiver.answers = [{"unmatched": ["fb-1"]}]
+    start(receiver.url)
+    inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="fb-1")
+    assert _wait_for(lambda: inferwatch.feedback_stats()["sent"] == 1)
+    receiver.script = [503] * (len(fb.RETRY_DELAYS_S) + 1)
+    assert inferwatch.feedback.flush(10)
+    stats = inferwatch.feedback_stats()
+    assert (stats["sent"], stats["resent"], stats["resend_failed"], stats["failed"]) == (1, 0, 1, 0)
+    assert len(receiver.items()) == 1 + len(fb.RETRY_DELAYS_S) + 1
+    assert [entry[1]["feedback_id"] for entry in fb._sender.again] == ["fb-1"]

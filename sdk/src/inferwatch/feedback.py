@@ -19,10 +19,14 @@ hash key, so the same feedback sent twice is one row and the id reveals nothing 
 Linking: feedback by a provider response id is given the call's trace where this process made the call (at once,
 or by the sender thread from the calls still waiting for the span export). Feedback that reaches the collector
 before its call's span does is stored unmatched (no model, feature, experiment or variant copied in); an item that
-names its call by trace id is then sent once more, :data:`RESEND_UNMATCHED_AFTER_S` later, which fills them in.
+names its call by trace id is then sent once more, :data:`RESEND_UNMATCHED_AFTER_S` later, which fills them in. A
+:func:`flush` (and so the one at exit, and ``inferwatch.flush()``/``shutdown()``) does not wait for that: it
+exports the process's spans and sends such items at once, so that a short-lived job's feedback (a script, a
+serverless function, the demo's last seconds) gets its call's fields too. An item still unmatched then (its call
+made by another process) keeps its later send.
 
-Counters: :func:`stats` (``sent``, ``failed``, ``resent``, ``queued`` and ``dropped`` by reason). Delivery:
-:func:`flush` (also registered at exit, :data:`ATEXIT_TIMEOUT_S`). Both are also reachable as
+Counters: :func:`stats` (``sent``, ``failed``, ``resent``, ``resend_failed``, ``queued`` and ``dropped`` by
+reason). Delivery: :func:`flush` (also registered at exit, :data:`ATEXIT_TIMEOUT_S`). Both are also reachable as
 ``inferwatch.feedback.stats()`` and ``inferwatch.feedback.flush(timeout)``.
 """
 
@@ -68,7 +72,8 @@ _FEEDBACK_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 _counts_lock = threading.Lock()
-_counts: dict[str, Any] = {"sent": 0, "failed": 0, "resent": 0, "dropped": dict.fromkeys(DROP_REASONS, 0)}
+_counts: dict[str, Any] = {"sent": 0, "failed": 0, "resent": 0, "resend_failed": 0,
+                           "dropped": dict.fromkeys(DROP_REASONS, 0)}
 _logged: set[str] = set()
 
 
@@ -215,10 +220,11 @@ def _current_ids() -> tuple[str | None, str | None]:
 
 # --- the sender --------------------------------------------------------------------------------------------------
 class _Flush:
-    __slots__ = ("done",)
+    __slots__ = ("deadline", "done")
 
-    def __init__(self) -> None:
+    def __init__(self, timeout: float) -> None:
         self.done = threading.Event()
+        self.deadline = time.monotonic() + timeout  # for the work the flush asks of the sender thread
 
 
 class _Sender:
@@ -241,7 +247,9 @@ class _Sender:
         self.retired = False  # a newer init() replaced this sender: exit as soon as the queue is empty
         self._scrub: Any = None
         self._opener: Any = None
-        self.again: list[tuple[float, dict[str, Any]]] = []  # (due, item): unmatched items to send once more
+        # (due, item, sent early): unmatched items to send once more, in due order; "sent early" once a flush sent
+        # the item before its time and the collector still had not seen its call (then it waits for its time)
+        self.again: list[tuple[float, dict[str, Any], bool]] = []
 
     # caller threads
     def submit(self, item: dict[str, Any]) -> bool:
@@ -256,7 +264,7 @@ class _Sender:
     def flush(self, timeout: float) -> bool:
         if threading.current_thread() is self.thread:
             return False  # a hook inside our own thread: waiting would deadlock
-        marker = _Flush()
+        marker = _Flush(max(timeout, 0.0))
         with self.lock:
             if not self.queue and self.thread is None:
                 return True
@@ -302,9 +310,15 @@ class _Sender:
                         self.thread = None
                         return
             try:
+                if marker is not None and (batch or any(not early for _, _, early in self.again)):
+                    with _guard.guard("feedback.flush_spans"):
+                        self._flush_spans(marker.deadline)
                 if batch:
                     with _guard.guard("feedback.deliver"):
                         self._deliver(batch)
+                if marker is not None and self.again:
+                    with _guard.guard("feedback.resend"):
+                        self._resend_early()
             finally:
                 if marker is not None:
                     marker.done.set()
@@ -347,26 +361,63 @@ class _Sender:
         """Schedule the sent items the collector could not match to their call yet, and that name it by trace id,
         for one more send (:data:`RESEND_UNMATCHED_AFTER_S`). An answer without ``unmatched`` schedules nothing."""
         try:
-            unmatched = json.loads(answer or b"{}").get("unmatched") or ()
+            unmatched = _listed(json.loads(answer or b"{}").get("unmatched"))
         except (ValueError, AttributeError):
             return
         if not unmatched:
             return
-        wanted = set(unmatched)
         due = time.monotonic() + RESEND_UNMATCHED_AFTER_S
-        self.again += [(due, item) for item in sent if item["feedback_id"] in wanted and "trace_id" in item]
+        self.again += [(due, item, False) for item in sent
+                       if item["feedback_id"] in unmatched and "trace_id" in item]
 
     def _resend(self) -> None:
         """Send the due unmatched items once more (sender thread); whatever the answer, they are not kept again.
         ``again`` is in order of due time (every item waits the same delay), so the due ones lead it."""
         now = time.monotonic()
-        count = next((n for n, (at, _) in enumerate(self.again[:MAX_BATCH]) if at > now),
+        count = next((n for n, (at, _, _) in enumerate(self.again[:MAX_BATCH]) if at > now),
                      min(len(self.again), MAX_BATCH))
-        due = [item for _, item in self.again[:count]]
+        due = [item for _, item, _ in self.again[:count]]
         del self.again[:count]
-        status, _ = self._post_with_retries(due)
-        if 200 <= status < 300:
-            _count("resent", len(due))
+        self._send_again(due)
+
+    def _flush_spans(self, deadline: float) -> None:
+        """At a flush, before the feedback is sent: export the spans of this process's calls, so that the
+        collector (which acknowledges them once stored) finds the calls the feedback names. Half the time left at
+        most: a collector throttling spans must not keep the feedback itself from being sent at exit."""
+        pipeline = self.pipeline()
+        if pipeline is not None:
+            pipeline.flush(max((deadline - time.monotonic()) / 2, 0.0))
+
+    def _resend_early(self) -> None:
+        """At a flush (the spans exported): send every waiting item not sent early yet, without waiting for its
+        time (see the module). An item the collector still lists unmatched (its call is another process's, or its
+        span was not delivered), or whose send failed, waits for its time again, marked so that the next flush
+        does not send it early once more."""
+        early = [entry for entry in self.again if not entry[2]]
+        if not early:
+            return
+        self.again = [entry for entry in self.again if entry[2]]
+        waiting: set[str] = set()
+        for start in range(0, len(early), MAX_BATCH):
+            items = [item for _, item, _ in early[start:start + MAX_BATCH]]
+            unmatched = self._send_again(items)
+            waiting |= {item["feedback_id"] for item in items} if unmatched is None else unmatched
+        back = [(due, item, True) for due, item, _ in early if item["feedback_id"] in waiting]
+        if back:
+            self.again = sorted(self.again + back, key=lambda entry: entry[0])
+
+    def _send_again(self, items: list[dict[str, Any]]) -> set[str] | None:
+        """Post ``items`` once more; counted as ``resent`` or ``resend_failed`` (they were counted ``sent``
+        already). Returns the ids the collector still lists unmatched, None when the send failed."""
+        status, answer = self._post_with_retries(items)
+        if not 200 <= status < 300:
+            _count("resend_failed", len(items))
+            return None
+        _count("resent", len(items))
+        try:
+            return _listed(json.loads(answer or b"{}").get("unmatched"))
+        except (ValueError, AttributeError):
+            return set()
 
     def _failed(self, status: int, n: int) -> None:
         _count("failed", n)
@@ -465,6 +516,11 @@ class _Sender:
             return 0, None, b""
 
 
+def _listed(ids: Any) -> set[str]:
+    """The feedback ids in a collector answer's ``unmatched`` list (nothing for anything else)."""
+    return {one for one in ids if isinstance(one, str)} if isinstance(ids, list) else set()
+
+
 def _link_item(item: dict[str, Any], recorded: tuple[str, str] | None) -> bool:
     """Give ``item`` the (trace id, span id) hex pair, if any (a span id given by the app stays)."""
     if recorded is None:
@@ -517,7 +573,9 @@ def _sender_for(pipeline: Any, options: Any) -> _Sender:
 
 
 def flush(timeout: float = 5.0) -> bool:
-    """Send every feedback item queued so far; True when each was sent or counted failed within ``timeout``."""
+    """Send every feedback item queued so far; True when each was sent or counted failed within ``timeout``.
+    The process's spans are exported first (at most half the time), and items waiting to be sent once more because
+    the collector had not seen their call are sent now (see the module)."""
     try:
         deadline = time.monotonic() + max(timeout, 0.0)
         ok = True
@@ -531,18 +589,21 @@ def flush(timeout: float = 5.0) -> bool:
 
 
 def stats() -> dict[str, Any]:
-    """``{"queued", "sent", "failed", "resent", "dropped": {reason: n}}`` (items; process lifetime). ``resent``:
-    items sent once more because the collector had not seen their call yet (:data:`RESEND_UNMATCHED_AFTER_S`)."""
+    """``{"queued", "sent", "failed", "resent", "resend_failed", "dropped": {reason: n}}`` (items; process
+    lifetime). ``resent``: items sent once more because the collector had not seen their call yet (each send
+    counts; an item can be sent early at a flush and again at its time); ``resend_failed``: such sends that failed
+    (the item itself was delivered, but without its call's fields)."""
     queued = sum(s.pending() for s in list(_senders) if s.pid == os.getpid())
     with _counts_lock:
         return {"queued": queued, "sent": _counts["sent"], "failed": _counts["failed"],
-                "resent": _counts["resent"], "dropped": dict(_counts["dropped"])}
+                "resent": _counts["resent"], "resend_failed": _counts["resend_failed"],
+                "dropped": dict(_counts["dropped"])}
 
 
 def _reset() -> None:
     """Forget counters and logged warnings (tests)."""
     with _counts_lock:
-        _counts.update(sent=0, failed=0, resent=0, dropped=dict.fromkeys(DROP_REASONS, 0))
+        _counts.update(sent=0, failed=0, resent=0, resend_failed=0, dropped=dict.fromkeys(DROP_REASONS, 0))
         _logged.clear()
 
 
