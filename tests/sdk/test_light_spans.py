@@ -247,3 +247,57 @@ def test_response_ids_are_remembered_within_a_bound(monkeypatch: pytest.MonkeyPa
     assert _responses.lookup("r3") == (f"{30:032x}", f"{130:016x}")
     _responses.clear()
     assert _responses.lookup("r6") is None
+
+
+def test_the_manual_api_records_first_token_refusal_and_tool_calls(spans: InMemorySpanExporter) -> None:
+    """Everything ``with inferwatch.llm_call()`` offers reaches the metrics the app reads and the exported span:
+    the first token's clock (TTFT, streamed, decode speed from it), a refusal, tool calls and their failures."""
+    import time
+
+    with inferwatch.llm_call(model="llama-3.1-8b", provider="vllm") as call:
+        time.sleep(0.01)
+        call.first_token()
+        first = call.metrics.first_token_time_ns
+        call.first_token()  # only the first counts
+        time.sleep(0.01)
+        call.usage(input_tokens=20, output_tokens=11)
+        call.response(text="I can't help with that.", finish_reason="stop", refusal=True, tool_calls=3)
+        call.tool_call_failed()
+        call.tool_call_failed(count=1)
+        call.tool_call_failed(count="two")  # type: ignore[arg-type]  # the app's mistake: counted, never raised
+    m = call.metrics
+    assert first is not None and m.first_token_time_ns == first and m.streamed
+    assert 10 <= m.ttft_ms < 5_000
+    assert m.decode_tokens_per_s == pytest.approx(10 / ((m.end_time_ns - first) / 1e9))
+    assert (m.refusal, m.tool_calls, m.tool_call_failures, m.response_chars) == (True, 3, 2, 23)
+    assert _guard.internal_errors.get("llm_call.tool_call_failed") == 1
+    (span,) = finished(spans)
+    attributes = span.attributes
+    assert attributes[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] == pytest.approx(m.ttft_ms / 1000)
+    assert attributes[sc.FIRST_TOKEN_TIME_UNIX_NANO] == first and attributes[sc.STREAMED] is True
+    assert (attributes[sc.REFUSAL], attributes[sc.TOOL_CALLS], attributes[sc.TOOL_CALL_FAILURES]) == (True, 3, 2)
+    assert attributes[sc.DECODE_TOKENS_PER_SECOND] == pytest.approx(m.decode_tokens_per_s)
+
+
+def test_init_again_keeps_the_running_configuration() -> None:
+    """``init()`` is idempotent: a second call (a library and the app both calling it) returns the running
+    configuration and changes nothing, not even the exporter; after ``shutdown()`` a new one takes effect."""
+    first_exporter, second_exporter = InMemorySpanExporter(), InMemorySpanExporter()
+    first = inferwatch.init(exporter=first_exporter, service_name="first", capture="off", schedule_delay_ms=20,
+                            metric_exporter=KeepingMetricExporter())
+    pipeline = iw_client.get_pipeline()
+    try:
+        again = inferwatch.init(exporter=second_exporter, service_name="second", capture="full")
+        assert again is first and (again.service_name, again.capture) == ("first", "off")
+        assert iw_client.get_pipeline() is pipeline
+        with inferwatch.llm_call(model="m", provider="p"):
+            pass
+        assert len(finished(first_exporter)) == 1 and second_exporter.get_finished_spans() == ()
+    finally:
+        inferwatch.shutdown()
+    try:
+        assert inferwatch.init(exporter=second_exporter, service_name="second",
+                               metric_exporter=KeepingMetricExporter()).service_name == "second"
+        assert iw_client.get_pipeline() is not pipeline
+    finally:
+        inferwatch.shutdown()

@@ -176,19 +176,28 @@ class LlmCall:
             record_internal_error("llm_call.response", exc)
 
     def tool_call_failed(self, count: int = 1) -> None:
-        """A tool call that could not run: unparseable arguments, unknown tool, or an error reported back."""
-        self.metrics.tool_call_failures += count
+        """A tool call that could not run: unparseable arguments, unknown tool, or an error reported back. A
+        count that is not a non-negative int is counted as an internal error, never raised."""
+        if type(count) is int and count >= 0:
+            self.metrics.tool_call_failures += count
+        else:
+            record_internal_error("llm_call.tool_call_failed", TypeError("count must be a non-negative int"))
 
     def content(self, *, input: Any = None, output: Any = None) -> None:  # noqa: A002 - mirrors the convention
         """Prompt/completion text; kept only when capture is on, redacted later in the export thread."""
         options = client.get_options()
         if options is None or options.capture == "off" or self._span is None:
             return
-        limit = options.max_attribute_chars
-        if input is not None:
-            self._content[sc.GEN_AI_INPUT_MESSAGES] = (input if isinstance(input, str) else _json(input))[:limit]
-        if output is not None:
-            self._content[sc.GEN_AI_OUTPUT_MESSAGES] = (output if isinstance(output, str) else _json(output))[:limit]
+        try:
+            limit = options.max_attribute_chars
+            if input is not None:
+                text = input if isinstance(input, str) else _json(input)
+                self._content[sc.GEN_AI_INPUT_MESSAGES] = text[:limit]
+            if output is not None:
+                text = output if isinstance(output, str) else _json(output)
+                self._content[sc.GEN_AI_OUTPUT_MESSAGES] = text[:limit]
+        except Exception as exc:  # noqa: BLE001 - never break the host
+            record_internal_error("llm_call.content", exc)
 
     def end(self, error: BaseException | None = None,
             later: Callable[[], None] | None = None) -> InferenceMetrics:

@@ -4,13 +4,21 @@ Works with or without parentheses, on sync and async functions, generators and a
 covers the whole iteration). The function's result and exceptions pass through untouched; an exception is only
 recorded (``error.type``, span status) and re-raised as it was. Before ``init()`` the wrapper calls straight
 through.
+
+Generators: the span is current while the generator's own code runs (each step), so the calls it makes are its
+children, and never in the consumer's code between steps (a generator resumes in its consumer's context: a span
+made current across a ``yield`` would parent the consumer's calls too, and could not be detached where it was
+attached). Values sent in (``send``/``asend``), exceptions thrown in (``throw``/``athrow``), ``close``/``aclose``
+and the return value reach the generator as they would without the decorator. A generator closed before its end
+(``break``, ``close()``, collected part-read) ends its span as a success: stopping early is the consumer's choice,
+not the function's failure.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, TypeVar, overload
+from typing import Any, Callable, Generator, TypeVar, overload
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -23,11 +31,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _start(name: str, attributes: dict[str, Any], make_current: bool = True) -> tuple[Any, Any]:
-    """(span, context token) or (None, None) when inactive or on an SDK failure.
-
-    Generators do not make their span current: they resume in their consumer's context, where detaching a
-    token attached elsewhere fails. Their span still measures the whole iteration.
-    """
+    """(span, context token) or (None, None) when inactive or on an SDK failure. Without ``make_current`` the
+    token is the span's context instead (a generator attaches it for each step)."""
     pipeline = client.get_pipeline()
     if pipeline is None:
         return None, None
@@ -35,8 +40,8 @@ def _start(name: str, attributes: dict[str, Any], make_current: bool = True) -> 
         span = pipeline.span(name, trace.SpanKind.INTERNAL)  # the SDK's light span (telemetry.LightSpan)
         if attributes:
             span.set_attributes(attributes)
-        token = otel_context.attach(trace.set_span_in_context(span)) if make_current else None
-        return span, token
+        context = trace.set_span_in_context(span)
+        return span, otel_context.attach(context) if make_current else context
     return None, None
 
 
@@ -46,10 +51,64 @@ def _finish(span: Any, token: Any, error: BaseException | None) -> None:
     with guard("observe.end"):
         if token is not None:
             otel_context.detach(token)
-        if error is not None:
+        if error is not None and not isinstance(error, GeneratorExit):
             span.set_attribute(sc.ERROR_TYPE, type(error).__qualname__)
             span.set_status(trace.Status(trace.StatusCode.ERROR, type(error).__qualname__))
         span.end()
+
+
+def _enter(context: Any) -> Any:
+    """Make ``context`` current for one step of a generator; the token, or None (no span, or an SDK failure)."""
+    if context is None:
+        return None
+    with guard("observe.step"):
+        return otel_context.attach(context)
+    return None
+
+
+def _leave(token: Any) -> None:
+    if token is not None:
+        with guard("observe.step"):
+            otel_context.detach(token)
+
+
+class _Steps:
+    """A generator's steps, each run with the span's context current. ``yield from`` delegates ``send``,
+    ``throw`` and ``close`` to it as to the generator itself (PEP 380), and hands on its return value."""
+
+    __slots__ = ("context", "generator")
+
+    def __init__(self, generator: Generator[Any, Any, Any], context: Any) -> None:
+        self.generator, self.context = generator, context
+
+    def __iter__(self) -> _Steps:
+        return self
+
+    def __next__(self) -> Any:
+        return self.send(None)
+
+    def send(self, value: Any) -> Any:
+        token = _enter(self.context)
+        try:
+            return self.generator.send(value)
+        finally:
+            _leave(token)
+
+    def throw(self, kind: Any, value: Any = None, traceback: Any = None) -> Any:
+        """``yield from`` hands on (type, value, traceback); the generator is given the exception itself (the
+        one-argument form: the three-argument one is deprecated from Python 3.12)."""
+        token = _enter(self.context)
+        try:
+            return self.generator.throw(kind if value is None else value)
+        finally:
+            _leave(token)
+
+    def close(self) -> None:
+        token = _enter(self.context)
+        try:
+            self.generator.close()
+        finally:
+            _leave(token)
 
 
 @overload
@@ -70,18 +129,42 @@ def observe(func: Any = None, *, name: str | None = None, operation: str | None 
         attributes = {sc.GEN_AI_OPERATION_NAME: operation} if operation else {}
 
         if inspect.isasyncgenfunction(fn):
+            # Delegates by hand (an async generator has no ``yield from``): each step of the function's generator
+            # runs with the span's context current; values sent and exceptions thrown in are handed on to it, and
+            # ``aclose`` closes it.
             @functools.wraps(fn)
             async def async_gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-                span, token = _start(span_name, attributes, make_current=False)
+                span, context = _start(span_name, attributes, make_current=False)
                 error = None
                 try:
-                    async for item in fn(*args, **kwargs):
-                        yield item
+                    generator = fn(*args, **kwargs)
+                    sent: Any = None
+                    thrown: BaseException | None = None
+                    while True:
+                        token = _enter(context)
+                        try:
+                            item = await (generator.asend(sent) if thrown is None else generator.athrow(thrown))
+                        except StopAsyncIteration:
+                            return
+                        finally:
+                            thrown = None
+                            _leave(token)
+                        try:
+                            sent = yield item
+                        except GeneratorExit:
+                            token = _enter(context)
+                            try:
+                                await generator.aclose()
+                            finally:
+                                _leave(token)
+                            raise
+                        except BaseException as exc:  # thrown in by the consumer: the generator's to handle
+                            thrown, sent = exc, None
                 except BaseException as exc:
                     error = exc
                     raise
                 finally:
-                    _finish(span, token, error)
+                    _finish(span, None, error)
             return async_gen_wrapper
 
         if inspect.iscoroutinefunction(fn):
@@ -101,15 +184,16 @@ def observe(func: Any = None, *, name: str | None = None, operation: str | None 
         if inspect.isgeneratorfunction(fn):
             @functools.wraps(fn)
             def gen_wrapper(*args: Any, **kwargs: Any) -> Any:
-                span, token = _start(span_name, attributes, make_current=False)
+                span, context = _start(span_name, attributes, make_current=False)
                 error = None
                 try:
-                    return (yield from fn(*args, **kwargs))
+                    generator = fn(*args, **kwargs)
+                    return (yield from generator if context is None else _Steps(generator, context))
                 except BaseException as exc:
                     error = exc
                     raise
                 finally:
-                    _finish(span, token, error)
+                    _finish(span, None, error)
             return gen_wrapper
 
         @functools.wraps(fn)
