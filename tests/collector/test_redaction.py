@@ -85,6 +85,21 @@ def test_the_normaliser_stores_content_redacted_by_the_shared_redactor(fast: boo
     assert batch.redactions == {**{entity: 1 for entity in SHARED_ONLY}, "IBAN_CODE": 2, "EMAIL_ADDRESS": 1}
 
 
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_span_marked_redacted_by_a_client_is_redacted_again(fast: bool) -> None:
+    """``inferwatch.redacted`` is the client's own record; raw text under it (an SDK sending ``capture="full"``, or
+    any client setting the mark) is stored redacted all the same."""
+    span = P.otel_genai_span(**{
+        "gen_ai.input.messages": PROMPT, "gen_ai.output.messages": "Noted: IBAN DE89 3704 0044 0532 0130 00.",
+        "inferwatch.redacted": True, "inferwatch.redaction.policy": "someone-elses/1",
+    })  # fmt: skip
+    request = P.make_request(span)
+    (log,) = normalize(to_fast(request) if fast else request, "p1").prompt_logs
+    for entity, value in SHARED_ONLY.items():
+        assert value not in log.prompt + log.completion, entity
+    assert log.redaction == shared.DEFAULT_REDACTOR.policy and log.completion == "Noted: IBAN <IBAN_CODE>."
+
+
 def test_status_messages_and_feedback_go_through_the_shared_redactor() -> None:
     from inferwatch_collector.routes.feedback import _redact
 

@@ -147,9 +147,9 @@ def _with_the_otel_sdk(rows: list[tuple[Any, ...]]) -> Any:
         if duration is not None and duration >= 0:
             instruments[0].record(duration, {**attrs, sc.ERROR_TYPE: error} if error else attrs)
         if inp is not None and inp >= 0:
-            instruments[1].record(inp, {**attrs, telemetry.GEN_AI_TOKEN_TYPE: "input"})
+            instruments[1].record(inp, {**attrs, sc.GEN_AI_TOKEN_TYPE: "input"})
         if out is not None and out >= 0:
-            instruments[1].record(out, {**attrs, telemetry.GEN_AI_TOKEN_TYPE: "output"})
+            instruments[1].record(out, {**attrs, sc.GEN_AI_TOKEN_TYPE: "output"})
         if ttfc is not None and ttfc >= 0:
             instruments[2].record(ttfc, attrs)
     return reader.get_metrics_data()

@@ -267,13 +267,13 @@ def test_capture_mode_decides_what_leaves_the_process(capture: str, receiver: Re
     if capture == "off":
         assert not telemetry.CONTENT_ATTRIBUTES & attrs.keys()
         assert EMAIL.encode() not in raw and b"be brief" not in raw
-        assert telemetry.REDACTED not in attrs
+        assert sc.REDACTED not in attrs
     elif capture == "redacted":
         assert EMAIL.encode() not in raw
         assert "Contact" in attrs[sc.GEN_AI_INPUT_MESSAGES] and attrs[sc.GEN_AI_SYSTEM_INSTRUCTIONS] == "be brief"
     else:
         assert EMAIL in attrs[sc.GEN_AI_INPUT_MESSAGES] and EMAIL in attrs[sc.GEN_AI_OUTPUT_MESSAGES]
-        assert attrs[telemetry.REDACTED] is True  # the collector must not redact a "full" capture again
+        assert attrs[sc.REDACTED] is True  # the SDK scrubbed its secrets (the collector redacts again)
 
 
 def test_redaction_runs_in_the_export_thread_and_marks_the_span(make_pipeline: Any) -> None:
@@ -287,7 +287,7 @@ def test_redaction_runs_in_the_export_thread_and_marks_the_span(make_pipeline: A
     (span,) = exporter.get_finished_spans()
     attrs = dict(span.attributes or {})
     assert attrs[sc.GEN_AI_INPUT_MESSAGES] == PROMPT.replace(EMAIL, "<EMAIL_ADDRESS>")
-    assert attrs[telemetry.REDACTED] is True and attrs[telemetry.REDACTION_POLICY] == "test-policy/1"
+    assert attrs[sc.REDACTED] is True and attrs[sc.REDACTION_POLICY] == "test-policy/1"
 
 
 def test_the_rebuilt_span_keeps_identity_times_events_and_status(make_pipeline: Any) -> None:
@@ -462,7 +462,7 @@ def test_metrics_reach_v1_metrics_with_semconv_names_and_buckets(receiver: Recei
               if any(kv.key == sc.ERROR_TYPE for kv in dp.attributes)]
     assert len(errors) == 1
     token_types = sorted(_any_value(kv.value) for dp in found[sc.METRIC_TOKEN_USAGE].histogram.data_points
-                         for kv in dp.attributes if kv.key == telemetry.GEN_AI_TOKEN_TYPE)
+                         for kv in dp.attributes if kv.key == sc.GEN_AI_TOKEN_TYPE)
     assert token_types == ["input", "output"]
     assert list(found[sc.METRIC_TOKEN_USAGE].histogram.data_points[0].explicit_bounds) == \
         [float(b) for b in telemetry.TOKEN_BUCKETS]

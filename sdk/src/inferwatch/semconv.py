@@ -62,6 +62,13 @@ CACHE_HIT = "inferwatch.cache_hit"
 CACHE_HIT_KIND = "inferwatch.cache_hit.kind"  # exact | semantic
 # The model a hard budget's downgrade policy replaced (the call went to gen_ai.request.model instead).
 BUDGET_DOWNGRADED_FROM = "inferwatch.budget.downgraded_from"
+# The SDK's export thread handled the span's content attributes with its redactor (capture "redacted", or "full":
+# secrets only), and by which rules. A record of what the SDK did, not a licence: the collector redacts the content
+# it stores again whatever the span says (the mark is set by the client, which the collector cannot trust).
+REDACTED = "inferwatch.redacted"
+REDACTION_POLICY = "inferwatch.redaction.policy"
+# Metric attribute of gen_ai.client.token.usage: input | output.
+GEN_AI_TOKEN_TYPE = "gen_ai.token.type"
 
 # --- finish reasons (normalised: lower case, '-' → '_') that set the quality flags ---------------------------
 # Truncated: the output limit (OpenAI length, Anthropic max_tokens, Responses max_output_tokens, vLLM's

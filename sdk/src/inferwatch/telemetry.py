@@ -23,9 +23,12 @@ raw, truncated, only when capture is on):
 * ``full``: secrets only scrubbed (the redactor's secret entities if it can filter, else a built-in scrub).
 
 A span whose content was handled by the SDK's redactor is marked ``inferwatch.redacted=true`` (with the policy in
-``inferwatch.redaction.policy``) so the collector does not redact it again. If the redactor module is missing, a
-built-in minimal scrub (secrets, e-mails, long digit runs) is used and ``redacted`` spans are *not* marked, so the
-collector still redacts them fully. A redactor that raises fails closed: the attribute is dropped, not sent raw.
+``inferwatch.redaction.policy``): a record of what the SDK did. The collector redacts the content it stores again
+whatever the mark says (a mark set by the client cannot keep PII out; its ``content_capture`` is ``off`` or
+``redacted``, never full text), so ``full`` sends the whole text, secrets scrubbed, and the collector stores it
+redacted. If the redactor module is missing, a built-in minimal scrub (secrets, e-mails, long digit runs) is used
+and ``redacted`` spans are *not* marked. A redactor that raises fails closed: the attribute is dropped, not sent
+raw.
 
 Disk buffer (optional, ``Options.disk_buffer_dir``; :mod:`inferwatch.disk_buffer`): with it, spans are encoded and
 POSTed by the pipeline itself (one attempt per request, no sleeping retries in the export thread). A request that
@@ -97,11 +100,6 @@ from .metrics import InferenceMetrics
 from .options import Options
 
 _log = logging.getLogger("inferwatch")
-
-# TODO(semconv): move these three names into semconv.py (owned elsewhere); the collector needs REDACTED.
-REDACTED = "inferwatch.redacted"  # bool: the SDK handled the content attributes (the collector skips redaction)
-REDACTION_POLICY = "inferwatch.redaction.policy"  # which rules did it
-GEN_AI_TOKEN_TYPE = "gen_ai.token.type"  # metric attribute of gen_ai.client.token.usage: input | output
 
 CONTENT_ATTRIBUTES: frozenset[str] = frozenset({
     sc.GEN_AI_INPUT_MESSAGES, sc.GEN_AI_OUTPUT_MESSAGES, sc.GEN_AI_SYSTEM_INSTRUCTIONS,
@@ -1188,8 +1186,8 @@ class Pipeline:
                            if ev.attributes and not CONTENT_ATTRIBUTES.isdisjoint(ev.attributes) else ev
                            for ev in events)
         if mark:
-            new_attributes[REDACTED] = True
-            new_attributes[REDACTION_POLICY] = policy
+            new_attributes[sc.REDACTED] = True
+            new_attributes[sc.REDACTION_POLICY] = policy
         return _RebuiltSpan(span, new_attributes, events)
 
     @staticmethod
@@ -1277,9 +1275,9 @@ class Pipeline:
             if duration is not None and duration >= 0:
                 record(0, duration, tuple(attrs + [(sc.ERROR_TYPE, error)]) if error else tuple(attrs))
             if inp is not None and inp >= 0:
-                record(1, inp, tuple(attrs + [(GEN_AI_TOKEN_TYPE, "input")]))
+                record(1, inp, tuple(attrs + [(sc.GEN_AI_TOKEN_TYPE, "input")]))
             if out is not None and out >= 0:
-                record(1, out, tuple(attrs + [(GEN_AI_TOKEN_TYPE, "output")]))
+                record(1, out, tuple(attrs + [(sc.GEN_AI_TOKEN_TYPE, "output")]))
             if ttfc is not None and ttfc >= 0:
                 record(2, ttfc, tuple(attrs))
         except Exception as exc:  # noqa: BLE001 - a bad value (a token count that is not a number) is skipped
