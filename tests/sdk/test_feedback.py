@@ -283,13 +283,26 @@ def test_a_new_init_sends_to_the_new_endpoint(receiver):
 # --- the real collector --------------------------------------------------------------------------------------
 @pytest.fixture
 def collector(settings, store) -> Iterator[tuple[str, Any]]:
-    """The collector app served by uvicorn on a free port; yields (url, keys)."""
+    """The collector app served by uvicorn on a free port, committing ingested rows every 20 ms; yields (url,
+    keys)."""
+    yield from _serve_collector(settings, store, flush_interval_s=0.02)
+
+
+@pytest.fixture
+def default_collector(settings, store) -> Iterator[tuple[str, Any]]:
+    """The same with the collector's default commit interval (1 s): a span is acknowledged up to 1 s later."""
+    default = type(settings).model_fields["flush_interval_s"].default
+    yield from _serve_collector(settings, store, flush_interval_s=default)
+
+
+def _serve_collector(settings: Any, store: Any, flush_interval_s: float) -> Iterator[tuple[str, Any]]:
     from inferwatch_collector.app import create_app
     from inferwatch_collector.auth import KeyStore
 
     keys = KeyStore(store, cache_seconds=0)
     key_set = {"ingest": keys.create_key("p1", ["ingest"]), "read": keys.create_key("p1", ["read"])}
-    app = create_app(settings.model_copy(update={"flush_interval_s": 0.02, "ingest_workers": 0}), store=store)
+    app = create_app(settings.model_copy(update={"flush_interval_s": flush_interval_s, "ingest_workers": 0}),
+                     store=store)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
                                            lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -600,13 +613,14 @@ def test_a_flush_sends_waiting_feedback_at_once_after_the_spans(collector, monke
     assert inferwatch.feedback_stats()["resent"] == 2  # not sent early twice
 
 
-def test_a_short_lived_jobs_feedback_gets_its_calls_fields_at_exit(collector):
-    """A script that records a call, sends feedback on it and exits: the exit's flush exports the span before the
-    feedback, so the stored feedback has the call's model and feature (they stayed empty before: the feedback
-    reached the collector first and its later send never came)."""
+def test_a_short_lived_jobs_feedback_gets_its_calls_fields_at_exit(default_collector):
+    """A script that records a call, sends feedback on it and exits: the exit exports the span (which the
+    collector acknowledges once committed, up to 1 s later by default) before the feedback, so the stored feedback
+    has the call's model and feature (they stayed empty before: the feedback reached the collector first and its
+    later send never came)."""
     import subprocess
 
-    url, keys = collector
+    url, keys = default_collector
     script = f"""
 import inferwatch
 inferwatch.init(endpoint={url!r}, api_key={keys["ingest"]!r}, service_name="nightly-job")
@@ -635,3 +649,32 @@ def test_a_failed_send_once_more_is_counted_and_waits_for_its_time(receiver, mon
     assert (stats["sent"], stats["resent"], stats["resend_failed"], stats["failed"]) == (1, 0, 1, 0)
     assert len(receiver.items()) == 1 + len(fb.RETRY_DELAYS_S) + 1
     assert [entry[1]["feedback_id"] for entry in fb._sender.again] == ["fb-1"]
+
+
+def test_an_item_sent_right_after_the_spans_is_not_sent_again_at_once(receiver, monkeypatch):
+    """Feedback first sent by a flush, after this process's spans went out, that the collector still cannot match
+    names another process's call: sending it again at once would not help; it waits for its time."""
+    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 600.0)
+    receiver.answers = [{}] + [{"unmatched": ["fb-1"]}] * 3
+    receiver.delay_s = 0.3
+    start(receiver.url)
+    inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="busy")
+    assert _wait_for(lambda: len(receiver.requests) == 1)  # the sender waits for its answer: what follows is
+    inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="fb-1")  # taken in one go, item and flush
+    assert inferwatch.feedback.flush(10)
+    assert [item["feedback_id"] for item in receiver.items()] == ["busy", "fb-1"]
+    assert inferwatch.feedback_stats()["resent"] == 0
+    assert [(entry[1]["feedback_id"], entry[2]) for entry in fb._sender.again] == [("fb-1", True)]
+
+
+def test_an_item_sent_early_in_vain_still_gets_its_later_send(receiver, monkeypatch):
+    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 3.0)
+    receiver.answers = [{"unmatched": ["fb-1"]}] * 3
+    start(receiver.url)
+    inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="fb-1")
+    assert _wait_for(lambda: inferwatch.feedback_stats()["sent"] == 1)  # unmatched: waits 3 s for its time
+    assert inferwatch.feedback.flush(10)  # sent early, in vain
+    assert inferwatch.feedback_stats()["resent"] == 1
+    assert _wait_for(lambda: inferwatch.feedback_stats()["resent"] == 2)  # at its time
+    time.sleep(0.5)
+    assert [item["feedback_id"] for item in receiver.items()] == ["fb-1"] * 3 and fb._sender.again == []

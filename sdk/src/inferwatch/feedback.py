@@ -26,7 +26,7 @@ serverless function, the demo's last seconds) gets its call's fields too. An ite
 made by another process) keeps its later send.
 
 Counters: :func:`stats` (``sent``, ``failed``, ``resent``, ``resend_failed``, ``queued`` and ``dropped`` by
-reason). Delivery: :func:`flush` (also registered at exit, :data:`ATEXIT_TIMEOUT_S`). Both are also reachable as
+reason). Delivery: :func:`flush` (also at exit, after the spans: :func:`flush_at_exit`). Both are also reachable as
 ``inferwatch.feedback.stats()`` and ``inferwatch.feedback.flush(timeout)``.
 """
 
@@ -310,15 +310,16 @@ class _Sender:
                         self.thread = None
                         return
             try:
+                spans_out = False  # this process's spans exported just now: the collector knows their calls
                 if marker is not None and (batch or any(not early for _, _, early in self.again)):
                     with _guard.guard("feedback.flush_spans"):
-                        self._flush_spans(marker.deadline)
+                        spans_out = self._flush_spans(marker.deadline)
                 if batch:
                     with _guard.guard("feedback.deliver"):
-                        self._deliver(batch)
-                if marker is not None and self.again:
+                        self._deliver(batch, spans_out)
+                if spans_out and self.again:
                     with _guard.guard("feedback.resend"):
-                        self._resend_early()
+                        self._resend_early(marker.deadline)  # type: ignore[union-attr]
             finally:
                 if marker is not None:
                     marker.done.set()
@@ -328,7 +329,9 @@ class _Sender:
             self.wake.wait(min(1.0, max(self.again[0][0] - time.monotonic(), 0.0)) if self.again else 1.0)
             self.wake.clear()
 
-    def _deliver(self, batch: list[dict[str, Any]]) -> None:
+    def _deliver(self, batch: list[dict[str, Any]], spans_out: bool = False) -> None:
+        """Post ``batch`` (retried); ``spans_out``: sent right after this process's spans were exported (see
+        :meth:`_keep_unmatched`)."""
         self._link(batch)
         ready = []
         for item in batch:
@@ -342,24 +345,26 @@ class _Sender:
         status, answer = self._post_with_retries(ready)
         if 200 <= status < 300:
             _count("sent", len(ready))
-            self._keep_unmatched(ready, answer)
+            self._keep_unmatched(ready, answer, spans_out)
         elif status == 422 and len(ready) > 1:  # one bad item fails a whole batch: send them one by one
             for item in ready:
-                self._deliver_one(item)
+                self._deliver_one(item, spans_out)
         else:
             self._failed(status, len(ready))
 
-    def _deliver_one(self, item: dict[str, Any]) -> None:
+    def _deliver_one(self, item: dict[str, Any], spans_out: bool) -> None:
         status, answer = self._post_with_retries([item])
         if 200 <= status < 300:
             _count("sent")
-            self._keep_unmatched([item], answer)
+            self._keep_unmatched([item], answer, spans_out)
         else:
             self._failed(status, 1)
 
-    def _keep_unmatched(self, sent: list[dict[str, Any]], answer: bytes) -> None:
+    def _keep_unmatched(self, sent: list[dict[str, Any]], answer: bytes, spans_out: bool) -> None:
         """Schedule the sent items the collector could not match to their call yet, and that name it by trace id,
-        for one more send (:data:`RESEND_UNMATCHED_AFTER_S`). An answer without ``unmatched`` schedules nothing."""
+        for one more send (:data:`RESEND_UNMATCHED_AFTER_S`). An answer without ``unmatched`` schedules nothing.
+        Items sent right after this process's spans were exported (``spans_out``) are scheduled as sent early
+        already: their call is not one of this process's spans, so a flush sending them again would not help."""
         try:
             unmatched = _listed(json.loads(answer or b"{}").get("unmatched"))
         except (ValueError, AttributeError):
@@ -367,7 +372,7 @@ class _Sender:
         if not unmatched:
             return
         due = time.monotonic() + RESEND_UNMATCHED_AFTER_S
-        self.again += [(due, item, False) for item in sent
+        self.again += [(due, item, spans_out) for item in sent
                        if item["feedback_id"] in unmatched and "trace_id" in item]
 
     def _resend(self) -> None:
@@ -380,31 +385,34 @@ class _Sender:
         del self.again[:count]
         self._send_again(due)
 
-    def _flush_spans(self, deadline: float) -> None:
+    def _flush_spans(self, deadline: float) -> bool:
         """At a flush, before the feedback is sent: export the spans of this process's calls, so that the
-        collector (which acknowledges them once stored) finds the calls the feedback names. Half the time left at
-        most: a collector throttling spans must not keep the feedback itself from being sent at exit."""
+        collector (which acknowledges them once stored) finds the calls the feedback names; True when that
+        finished in time. Half the time left at most: a collector throttling spans must not keep the feedback
+        itself from being sent. (At exit the spans have been exported already: see :func:`flush_at_exit`.)"""
         pipeline = self.pipeline()
-        if pipeline is not None:
-            pipeline.flush(max((deadline - time.monotonic()) / 2, 0.0))
+        return pipeline is not None and bool(pipeline.flush(max((deadline - time.monotonic()) / 2, 0.0)))
 
-    def _resend_early(self) -> None:
-        """At a flush (the spans exported): send every waiting item not sent early yet, without waiting for its
-        time (see the module). An item the collector still lists unmatched (its call is another process's, or its
-        span was not delivered), or whose send failed, waits for its time again, marked so that the next flush
-        does not send it early once more."""
+    def _resend_early(self, deadline: float) -> None:
+        """At a flush, the spans exported: send the waiting items not sent early yet, without waiting for their
+        time (see the module), until ``deadline`` (the rest wait as they were). An item the collector still lists
+        unmatched (its call is another process's, or its span was not delivered), or whose send failed, waits for
+        its time again, marked so that the next flush does not send it early once more."""
         early = [entry for entry in self.again if not entry[2]]
         if not early:
             return
         self.again = [entry for entry in self.again if entry[2]]
         waiting: set[str] = set()
-        for start in range(0, len(early), MAX_BATCH):
-            items = [item for _, item, _ in early[start:start + MAX_BATCH]]
-            unmatched = self._send_again(items)
-            waiting |= {item["feedback_id"] for item in items} if unmatched is None else unmatched
-        back = [(due, item, True) for due, item, _ in early if item["feedback_id"] in waiting]
-        if back:
-            self.again = sorted(self.again + back, key=lambda entry: entry[0])
+        done = 0
+        try:
+            while done < len(early) and time.monotonic() < deadline:
+                items = [item for _, item, _ in early[done:done + MAX_BATCH]]
+                unmatched = self._send_again(items)
+                done += len(items)
+                waiting |= {item["feedback_id"] for item in items} if unmatched is None else unmatched
+        finally:  # whatever happened, nothing waiting is lost: the unsent keep their place and their early send
+            back = [(due, item, True) for due, item, _ in early[:done] if item["feedback_id"] in waiting]
+            self.again = sorted(self.again + back + early[done:], key=lambda entry: entry[0])
 
     def _send_again(self, items: list[dict[str, Any]]) -> set[str] | None:
         """Post ``items`` once more; counted as ``resent`` or ``resend_failed`` (they were counted ``sent``
@@ -572,6 +580,14 @@ def _sender_for(pipeline: Any, options: Any) -> _Sender:
     return sender
 
 
+def flush_at_exit() -> None:
+    """The exit's flush (:data:`ATEXIT_TIMEOUT_S`), called by the SDK's exit hook (:mod:`inferwatch.telemetry`)
+    once the process's spans are exported: feedback sent right before the exit then finds its call. Not an
+    ``atexit`` hook of its own, which would run first (hooks run in reverse order of registration, and the
+    pipeline's is registered at ``init()``, before any feedback)."""
+    flush(ATEXIT_TIMEOUT_S)
+
+
 def flush(timeout: float = 5.0) -> bool:
     """Send every feedback item queued so far; True when each was sent or counted failed within ``timeout``.
     The process's spans are exported first (at most half the time), and items waiting to be sent once more because
@@ -621,9 +637,6 @@ def _register_hooks() -> None:  # with _state_lock held
     if _hooks_registered:
         return
     _hooks_registered = True
-    import atexit
-
-    atexit.register(lambda: flush(ATEXIT_TIMEOUT_S))
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_fork_in_child)
 

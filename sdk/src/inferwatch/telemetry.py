@@ -1344,10 +1344,17 @@ _hooks_lock = threading.Lock()
 
 
 def _drain_at_exit() -> None:
+    """The process's exit: every live pipeline's spans within :data:`ATEXIT_TIMEOUT_S`, then the feedback queued
+    (its own time: :data:`inferwatch.feedback.ATEXIT_TIMEOUT_S`), in that order so that feedback sent right
+    before the exit reaches the collector after its call does."""
     deadline = time.monotonic() + ATEXIT_TIMEOUT_S
     for pipeline in list(_live):
         with _guard.guard("telemetry.atexit"):
             pipeline.flush(max(deadline - time.monotonic(), 0.0))
+    with _guard.guard("telemetry.atexit.feedback"):
+        from .feedback import flush_at_exit  # (the module: ``inferwatch.feedback`` is also the function's name)
+
+        flush_at_exit()
 
 
 def _after_fork_in_child() -> None:
