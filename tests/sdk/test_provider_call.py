@@ -203,3 +203,43 @@ def test_a_call_recorded_on_the_callers_thread_ends_once(openai_client: Any, sto
     assert span.parent.span_id == request.get_span_context().span_id
     assert text and text in span.attributes[sc.GEN_AI_OUTPUT_MESSAGES]
     assert span.attributes[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0
+
+
+def test_the_app_reads_every_calls_metrics_through_on_call(openai_client: Any, anthropic_client: Any,
+                                                          stop_sdk: None) -> None:
+    """``init(on_call=...)`` hands the app each recorded call's complete InferenceMetrics, whichever way it was
+    made, in the export thread: the same values as its exported span. A hook that raises is counted; the span
+    still goes."""
+    import threading
+
+    seen: list[tuple[Any, str]] = []
+
+    def on_call(metrics: Any) -> None:
+        seen.append((metrics, threading.current_thread().name))
+        if metrics.request_model == "raises-in-hook":
+            raise RuntimeError("the app's hook")
+
+    exporter = start(on_call=on_call)
+    with inferwatch.tags(feature="search"):
+        stream = openai_client.chat.completions.create(model=MODEL, messages=user("hi [tokens:5]"), stream=True,
+                                                       stream_options={"include_usage": True})
+        for _ in stream:
+            pass
+        openai_client.chat.completions.create(model=MODEL, messages=user("hello [tokens:4]"))
+        anthropic_client.messages.create(model=CLAUDE, max_tokens=50, messages=user("hey [tokens:3]"))
+        with inferwatch.llm_call(model="raises-in-hook", provider="vllm") as call:
+            call.usage(input_tokens=2, output_tokens=1)
+    assert inferwatch.flush(5)
+    spans = {span.context.span_id: span for span in exporter.get_finished_spans()}
+    assert len(seen) == 4 == len(spans)
+    assert {thread for _, thread in seen} == {"inferwatch-export"}
+    for metrics, _ in seen:
+        span = spans[int(metrics.span_id, 16)]
+        assert f"{span.context.trace_id:032x}" == metrics.trace_id and metrics.feature == "search"
+        assert span.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == metrics.output_tokens
+        assert span.attributes[sc.GEN_AI_USAGE_INPUT_TOKENS] == metrics.input_tokens
+    by_model = {m.request_model: m for m, _ in seen}
+    assert by_model[MODEL].provider == "openai" and by_model[CLAUDE].provider == "anthropic"
+    streamed = next(m for m, _ in seen if m.streamed)
+    assert streamed.output_tokens == 5 and streamed.ttft_ms is not None and streamed.response_id
+    assert _guard.internal_errors.get("telemetry.on_call") == 1

@@ -12,6 +12,7 @@ import time
 from typing import Any, Callable, Mapping
 
 from . import _guard, context
+from .metrics import InferenceMetrics
 from .options import Options, resolve
 
 log = logging.getLogger("inferwatch")
@@ -28,7 +29,8 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
          exporter: Any = None, budget_guard: bool | Mapping[str, Any] | None = None,
          metric_exporter: Any = None, before_send: Callable[[Any], Any] | None = None,
          redactor: Any = None, disk_buffer_dir: str | None = None,
-         disk_buffer_max_bytes: int | None = None) -> Options:
+         disk_buffer_max_bytes: int | None = None,
+         on_call: Callable[[InferenceMetrics], Any] | None = None) -> Options:
     """Start the SDK (argument > ``INFERWATCH_*`` env var > default). Calling it again returns the running
     configuration unchanged: call :func:`shutdown` first to change it. ``exporter`` / ``metric_exporter`` replace
     the OTLP span / metric exporters (tests, or sending elsewhere). ``before_send(span)`` sees every finished span
@@ -39,7 +41,12 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
     :func:`inferwatch.budget_guard` (e.g. ``{"downgrade": {"gpt-4o": "gpt-4o-mini"}}``), turns the budget guard
     on with this endpoint and key. ``disk_buffer_dir`` (off by default) keeps span export requests the collector
     could not take on disk, at most ``disk_buffer_max_bytes``, and re-sends them in order when it is back, also
-    after a restart with the same directory (:mod:`inferwatch.disk_buffer`)."""
+    after a restart with the same directory (:mod:`inferwatch.disk_buffer`). ``on_call(metrics)`` is given every
+    recorded LLM call's :class:`InferenceMetrics` (a copy, complete: tokens, TTFT, flags, tags, trace and span ids),
+    whichever way it was made (wrapped clients, instrumented ones, the manual API), in the export thread, never on
+    the app's: for an app's own logs or metrics. It runs before the call's span is exported, so a slow hook holds
+    the export back; one that raises is counted in ``stats()["internal_errors"]``. Calls dropped before the export
+    thread (queue full, sampled out) are not given to it."""
     global _pipeline, _options
     with _lock:
         if _pipeline is not None and _options is not None:
@@ -62,7 +69,7 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
 
         context.set_hash_key(options.user_hash_key or None)
         _pipeline = Pipeline(options, exporter=exporter, metric_exporter=metric_exporter, before_send=before_send,
-                             redactor=redactor)
+                             redactor=redactor, on_call=on_call)
         _options = options
         if guard is not None:
             budget.install(guard)

@@ -123,6 +123,7 @@ DURATION_BUCKETS_S = (0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12
 TOKEN_BUCKETS = (1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864)
 
 BeforeSend = Callable[[ReadableSpan], "ReadableSpan | None"]
+OnCall = Callable[[InferenceMetrics], Any]
 _Scrub = Callable[[str], str]
 
 
@@ -598,6 +599,8 @@ class LightSpan(trace.Span):
                 attributes = dict(attributes)
             if m.status == "error" and status.status_code is not trace.StatusCode.OK:
                 status = trace.Status(trace.StatusCode.ERROR, m.error_type)
+            if p._on_call is not None:
+                p._tell_app(m)
         if attributes and len(attributes) > p._span_limits.max_span_attributes:  # the oldest go, as OTel's do
             attributes = BoundedAttributes(p._span_limits.max_span_attributes, attributes)
         return ReadableSpan(
@@ -624,7 +627,7 @@ class Pipeline:
     def __init__(self, options: Options, *, exporter: SpanExporter | None = None,
                  metric_exporter: MetricExporter | None = None, before_send: BeforeSend | None = None,
                  redactor: Any = None, max_span_bytes: int = MAX_SPAN_BYTES,
-                 metrics_interval_s: float = METRICS_INTERVAL_S) -> None:
+                 metrics_interval_s: float = METRICS_INTERVAL_S, on_call: OnCall | None = None) -> None:
         self.options = options
         self._capture = options.capture
         self._max_queue = options.max_queue_size
@@ -633,6 +636,7 @@ class Pipeline:
         self._max_span_bytes = max_span_bytes
         self._metrics_interval_s = metrics_interval_s
         self._before_send = before_send
+        self._on_call = on_call
         self._redactor_override = redactor
         self._given_exporter = exporter
         self._given_metric_exporter = metric_exporter
@@ -761,6 +765,14 @@ class Pipeline:
             records.append(row)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("telemetry.record_metrics", exc)
+
+    def _tell_app(self, m: InferenceMetrics) -> None:
+        """Hand a copy of an LLM call's completed metrics to the app's ``on_call`` hook (export thread); a hook
+        that raises is counted (``telemetry.on_call``), never propagated."""
+        try:
+            self._on_call(InferenceMetrics(*m._snapshot()))  # type: ignore[misc]
+        except Exception as exc:  # noqa: BLE001 - the app's hook: the span still goes
+            _guard.record_internal_error("telemetry.on_call", exc)
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counts_lock:
