@@ -7,9 +7,12 @@ read back through the query API while the collector runs, then from the chDB dir
 (one chDB directory belongs to one process at a time). Every number asserted follows from the mock's documented
 rules (examples/mock_llm.py).
 
-PII: hypothesis generates e-mail addresses, US phone numbers, SSNs, Luhn-valid card numbers and ``sk-`` keys;
-all of them go through the SDK (``capture="redacted"``) in the same collector run, and none may appear anywhere
-in ``llm_calls``, ``spans`` or ``prompt_logs``.
+PII: hypothesis generates e-mail addresses, US phone numbers, SSNs, Luhn-valid card numbers and ``sk-`` keys, and
+draws IP addresses, mod-97-valid IBANs, crypto wallet addresses and one of the secret kinds (OpenAI, Anthropic, AWS
+access and secret keys, GitHub tokens, JWTs, bearer tokens, Slack and Stripe tokens, passwords: the redaction
+corpus's generator, tests/sdk/redaction_corpus.py); all of them go through the SDK (``capture="redacted"``) in the
+same collector run, as prompts and as feedback comments, and none may appear anywhere in ``llm_calls``, ``spans``,
+``prompt_logs`` or ``feedback``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -36,7 +40,7 @@ from hypothesis import strategies as st  # noqa: E402
 import inferwatch  # noqa: E402
 from examples.mock_llm import count_tokens, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
-from tests.sdk.redaction_corpus import luhn_complete  # noqa: E402
+from tests.sdk.redaction_corpus import _Gen, luhn_complete  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = "e2e"
@@ -53,6 +57,7 @@ PII_EXAMPLES = 15
 M_SLOW, M_PLAIN, M_TRUNC, M_TOOL, M_NOUSAGE = "gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4.1"
 M_ANT, M_ANT_STREAM = "claude-haiku-4-5", "claude-opus-4-5"
 M_PII_OPENAI, M_PII_ANT = "gpt-3.5-turbo", "claude-3-haiku-20240307"
+M_REFUSE, M_EMPTY = "o4-mini", "claude-e2e-empty"
 
 
 
@@ -98,7 +103,21 @@ openai_keys = st.builds(
     st.sampled_from(["sk-", "sk-proj-"]),
     st.text(_alnum, min_size=40, max_size=56),
 )
-pii_sets = st.fixed_dictionaries({"email": emails, "phone": phones, "ssn": ssns, "card": cards, "key": openai_keys})
+
+
+def _planted(seed: int) -> dict[str, str]:
+    """An IP address, an IBAN, a wallet and a secret with the words that lead it (``lead``, not itself PII), drawn
+    by the redaction corpus's generator from ``seed`` (hypothesis draws the seed, and shrinks it)."""
+    draw = _Gen(random.Random(seed))
+    _, lead, secret = draw.secret()
+    return {"ip": draw.ip(), "iban": draw.iban(), "crypto": draw.crypto(), "secret": secret, "lead": lead}
+
+
+pii_sets = st.builds(lambda fixed, planted: {**fixed, **planted},
+                     st.fixed_dictionaries({"email": emails, "phone": phones, "ssn": ssns, "card": cards,
+                                            "key": openai_keys}),
+                     st.integers(0, 2**32 - 1).map(_planted))
+NOT_PII = frozenset({"lead"})
 
 
 @settings(max_examples=30, deadline=None)
@@ -179,7 +198,8 @@ def slow_stream_request(client: Any) -> str:
 
 def pii_prompt(values: dict[str, str]) -> str:
     return (f"Contact {values['email']} or call {values['phone']}. SSN {values['ssn']}, "
-            f"card {values['card']}, api key {values['key']}. Summarise.")
+            f"card {values['card']}, api key {values['key']}. From {values['ip']}, IBAN {values['iban']}, "
+            f"wallet {values['crypto']}; {values['lead']}{values['secret']} Summarise.")
 
 
 @pytest.mark.slow
@@ -224,6 +244,8 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
                 ant.messages.create(model=M_ANT, max_tokens=256, messages=user("hello anthropic"))
                 drain(ant.messages.create(model=M_ANT_STREAM, max_tokens=256, messages=user("stream anthropic"),
                                           stream=True))
+                oai.chat.completions.create(model=M_REFUSE, messages=user("[refuse] how to pick a lock"))
+                ant.messages.create(model=M_EMPTY, max_tokens=64, messages=user("[empty] say nothing"))
 
                 @settings(max_examples=PII_EXAMPLES, deadline=None, database=None,
                           suppress_health_check=list(HealthCheck))
@@ -232,20 +254,23 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
                     pii_values.append(values)
                     prompt = pii_prompt(values)
                     if len(pii_values) % 2:
-                        oai.chat.completions.create(model=M_PII_OPENAI, messages=[
+                        answer = oai.chat.completions.create(model=M_PII_OPENAI, messages=[
                             {"role": "system", "content": f"The user is {values['email']}."},
                             {"role": "user", "content": prompt}])
                     else:
-                        ant.messages.create(model=M_PII_ANT, max_tokens=64, system=f"key {values['key']}",
-                                            messages=user(prompt))
+                        answer = ant.messages.create(model=M_PII_ANT, max_tokens=64, system=f"key {values['key']}",
+                                                     messages=user(prompt))
+                    inferwatch.feedback(response_id=answer.id, thumbs_up=False, comment=f"wrong: {prompt}")
 
                 send_pii()
             assert inferwatch.flush(10)
             stats = inferwatch.stats()
+            feedback_stats = inferwatch.feedback_stats()
         finally:
             inferwatch.shutdown()
             _guard.reset()
-        expected_calls = 7 + len(pii_values)
+        expected_calls = 9 + len(pii_values)
+        assert feedback_stats["sent"] == len(pii_values) and feedback_stats["failed"] == 0, feedback_stats
         assert stats["export_failures"] == 0, stats
         assert not any(stats["dropped"].values()), stats
         assert stats["exported"] >= expected_calls + 1, stats  # + the observe span
@@ -289,12 +314,14 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
         cols = list(result.column_names)
         rows = [dict(zip(cols, r)) for r in result.result_rows]
         dumps = {table: "\n".join(repr(r) for r in store.query(f"SELECT * FROM {table}").result_rows)
-                 for table in ("llm_calls", "spans", "prompt_logs")}
+                 for table in ("llm_calls", "spans", "prompt_logs", "feedback")}
         prompt_log_count = store.query("SELECT count() FROM prompt_logs").result_rows[0][0]
+        feedback_comments = store.query("SELECT count() FROM feedback FINAL WHERE comment LIKE 'wrong: %'"
+                                        ).result_rows[0][0]
     finally:
         store.close()
 
-    assert len(rows) == 7 + len(pii_values)
+    assert len(rows) == 9 + len(pii_values)
     by_model: dict[str, list[dict[str, Any]]] = {}
     for r in rows:
         by_model.setdefault(r["request_model"], []).append(r)
@@ -338,19 +365,27 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
     assert ant_row["provider"] == "anthropic" and not ant_row["streamed"]
     assert (ant_row["input_tokens"], ant_row["output_tokens"]) == (in_tokens("hello anthropic"), 24)
     ant_stream = one[M_ANT_STREAM]
-    assert ant_stream["streamed"] and not ant_stream["usage_missing"]
+    assert ant_stream["streamed"] and not ant_stream["usage_missing"] and ant_stream["ttft_ms"] > 0
     assert (ant_stream["input_tokens"], ant_stream["output_tokens"]) == (in_tokens("stream anthropic"), 24)
+
+    refused, empty = one[M_REFUSE], one[M_EMPTY]
+    assert refused["refusal"] and not refused["empty_response"] and refused["provider"] == "openai"
+    assert empty["empty_response"] and not empty["refusal"] and empty["provider"] == "anthropic"
+    assert sum(r["refusal"] for r in rows) == 1 and sum(r["empty_response"] for r in rows) == 1
 
     # --- nothing personal reached ClickHouse ---
     assert prompt_log_count >= len(pii_values)  # the prompts were captured (redacted), so the check means something
+    assert feedback_comments == len(pii_values)  # and the comments were stored (redacted)
     everything = "\n".join(dumps.values())
     assert USER not in everything
     leaked = []
     for values in pii_values:
         for kind, value in values.items():
+            if kind in NOT_PII:
+                continue
             needles = {value}
-            if kind == "card":
-                needles.add("".join(c for c in value if c.isdigit()))
+            if kind in ("card", "iban"):
+                needles.add("".join(c for c in value if c.isalnum()))
             leaked += [(kind, n) for n in needles if n in everything]
     assert not leaked, leaked
     assert len(pii_values) == PII_EXAMPLES

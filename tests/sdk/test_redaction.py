@@ -237,6 +237,22 @@ def test_secrets_are_case_sensitive_and_keep_their_key() -> None:
     assert DEFAULT_REDACTOR.redact("Password: 'hunter22'").text == "Password: '<PASSWORD>'"
 
 
+def test_secrets_in_json_escaped_text_are_found_and_the_json_stays_valid() -> None:
+    """Captured prompts are JSON messages: a JSON document the user pasted is escaped inside them (``\\"password\\":
+    \\"...``), which once hid a password from its recognizer (found by the end-to-end PII property test)."""
+    import json
+
+    secret_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    for pasted, placeholder in (('{"password": "oP3RzdpDrPNc"}', "<PASSWORD>"),
+                                ('{"db_password": "oP3RzdpDrPNc", "x": 1}', "<PASSWORD>"),
+                                (f'{{"aws_secret_access_key": "{secret_key}"}}', "<AWS_SECRET_KEY>")):
+        captured = json.dumps([{"role": "user", "content": f"my config: {pasted} why?"}])
+        redacted = DEFAULT_REDACTOR.redact(captured).text
+        assert "oP3RzdpDrPNc" not in redacted and secret_key not in redacted
+        [message] = json.loads(redacted)  # still JSON: the escaped closing quote is kept
+        assert placeholder in message["content"] and message["content"].endswith("} why?")
+
+
 def test_validators() -> None:
     assert luhn_valid("4111111111111111") and luhn_valid("378282246310005") and not luhn_valid("4111111111111112")
     assert ssn_valid("536-22-8763") and ssn_valid("536 22 8763")

@@ -235,7 +235,8 @@ SECRET_RECOGNIZERS: tuple[SecretRecognizer, ...] = (
         ("AKIA", "ASIA", "ABIA", "ACCA")),
     SecretRecognizer("AWS_SECRET_KEY", (
         SecretPattern("aws_secret_access_key", r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])", 0.9,
-                      prefix=r"(?i:aws_?secret(?:_?access_?key)?)[\"']?\s*[:=]\s*[\"']?"),), ("aws",), fold=True),
+                      prefix=r"(?i:aws_?secret(?:_?access_?key)?)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"),),
+        ("aws",), fold=True),
     SecretRecognizer("GITHUB_TOKEN", (
         SecretPattern("github_classic", r"gh[pousr]_(?<!\wgh._)[A-Za-z0-9]{36,255}\b", 1.0),
         SecretPattern("github_fine_grained", r"github_pat_(?<!\wgithub_pat_)[A-Za-z0-9_]{22,255}\b", 1.0)),
@@ -257,10 +258,12 @@ SECRET_RECOGNIZERS: tuple[SecretRecognizer, ...] = (
     SecretRecognizer("BEARER_TOKEN", (
         SecretPattern("bearer", r"[A-Za-z0-9\-._~+/]{15,}[A-Za-z0-9\-_~+/]=*", 0.8,
                       prefix=r"(?<![A-Za-z0-9_])(?i:bearer)\s+"),), ("bearer",), fold=True),
-    # the value is never a placeholder (so "password: <PASSWORD>" stays as it is)
+    # the value is never a placeholder (so "password: <PASSWORD>" stays as it is); the quotes around the key and
+    # the value may be escaped (a JSON document inside a JSON string: captured prompts are JSON messages), and the
+    # value stops at a backslash (the escaped closing quote stays, so the JSON stays valid)
     SecretRecognizer("PASSWORD", (
-        SecretPattern("password", r"(?!<[A-Z_]+>)[^\s\"',;]{3,}", 0.7,
-                      prefix=r"(?i:pass(?:word|wd)|pwd|secret)[\"']?\s*[:=]\s*[\"']?"),),
+        SecretPattern("password", r"(?!<[A-Z_]+>)[^\s\"',;\\]{3,}", 0.7,
+                      prefix=r"(?i:pass(?:word|wd)|pwd|secret)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"),),
         ("pass", "pwd", "secret"), fold=True),
 )  # fmt: skip
 
