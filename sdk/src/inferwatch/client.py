@@ -42,8 +42,8 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
     on with this endpoint and key. ``disk_buffer_dir`` (off by default) keeps span export requests the collector
     could not take on disk, at most ``disk_buffer_max_bytes``, and re-sends them in order when it is back, also
     after a restart with the same directory (:mod:`inferwatch.disk_buffer`). ``on_call(metrics)`` is given every
-    recorded LLM call's :class:`InferenceMetrics` (a copy, complete: tokens, TTFT, flags, tags, trace and span ids),
-    whichever way it was made (wrapped clients, instrumented ones, the manual API), in the export thread, never on
+    recorded LLM call's :class:`InferenceMetrics` (a complete copy: tokens, TTFT, flags, tags, trace and span
+    ids), whichever way it was made (wrapped clients, instrumented ones, the manual API), in the export thread, never on
     the app's: for an app's own logs or metrics. It runs before the call's span is exported, so a slow hook holds
     the export back; one that raises is counted in ``stats()["internal_errors"]``. Calls dropped before the export
     thread (queue full, sampled out) are not given to it."""
