@@ -479,6 +479,25 @@ def test_a_collector_without_v1_metrics_only_counts_failures(receiver: Receiver,
     assert stats["internal_errors"] == {}
 
 
+def test_a_failing_metrics_export_is_warned_once_not_at_every_retry(make_pipeline: Any, caplog: Any) -> None:
+    """The stock OTLP metric exporter logs every failure and retry; from the SDK's export thread those records are
+    dropped and the pipeline warns once (an app's own exporters, on other threads, still log)."""
+    import logging
+
+    caplog.set_level(logging.INFO)
+    p = make_pipeline("http://127.0.0.1:9", export_timeout_s=1.5)  # nothing listens: refused, retried
+    for _ in range(2):
+        _record_two_calls(p)
+        p.flush(10.0)
+    assert p.stats()["metric_export_failures"] == 2
+    stock = [r for r in caplog.records if r.name == telemetry._STOCK_METRIC_LOGGER]
+    ours = [r for r in caplog.records if r.name == "inferwatch" and "metrics export" in r.getMessage()]
+    assert stock == [] and len(ours) == 1
+    logging.getLogger(telemetry._STOCK_METRIC_LOGGER).warning("the app's own exporter")  # another thread's
+    assert [r.getMessage() for r in caplog.records if r.name == telemetry._STOCK_METRIC_LOGGER] == [
+        "the app's own exporter"]
+
+
 # --- lifecycle ------------------------------------------------------------------------------------------------
 def test_shutdown_is_idempotent_and_leaves_an_inert_pipeline(receiver: Receiver, make_pipeline: Any) -> None:
     p = make_pipeline(receiver.url)

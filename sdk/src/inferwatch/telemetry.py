@@ -713,7 +713,7 @@ class Pipeline:
         with self._start_lock:
             if self._worker_started or self._closed:
                 return
-            thread = threading.Thread(target=self._run, name="inferwatch-export", daemon=True)
+            thread = threading.Thread(target=self._run, name=EXPORT_THREAD_NAME, daemon=True)
             thread.start()
             self._thread = thread
             self._worker_started = True
@@ -1252,6 +1252,7 @@ class Pipeline:
         return _Scrubbers(redact, policy, True, fallback_scrub, FALLBACK_SECRETS_POLICY)
 
     def _default_metric_exporter(self) -> MetricExporter:
+        _quiet_stock_metric_exporter()
         o = self.options
         session = _own_headers_session(self._headers())
         exporter = OTLPMetricExporter(endpoint=f"{o.endpoint.rstrip('/')}/v1/metrics", timeout=o.export_timeout_s,
@@ -1313,7 +1314,33 @@ class Pipeline:
             _guard.record_internal_error("telemetry.export_metrics", exc)
         if not ok:  # kept apart from span export_failures: a collector without /v1/metrics is common today
             self._metric_export_failures += 1
+            if self._metric_export_failures == 1:
+                _log.warning("inferwatch: metrics export to %s/v1/metrics failed; failures are counted in "
+                             "inferwatch.stats()", self.options.endpoint.rstrip("/"))
         return ok
+
+
+EXPORT_THREAD_NAME = "inferwatch-export"
+_STOCK_METRIC_LOGGER = "opentelemetry.exporter.otlp.proto.http.metric_exporter"
+
+
+class _NotFromOurThread(logging.Filter):
+    """Drops what the stock OTLP metric exporter logs on the SDK's export thread: every failed export and every
+    retry (four lines every 30 s while the collector is down, bench/README.md's outage bench), where the span
+    export warns once. The failures are counted (``stats()["metric_export_failures"]``) and warned once by the
+    pipeline. Only our thread's records: the app's own OTel exporters log as before."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return threading.current_thread().name != EXPORT_THREAD_NAME
+
+
+_quiet_filter = _NotFromOurThread()
+
+
+def _quiet_stock_metric_exporter() -> None:
+    logger = logging.getLogger(_STOCK_METRIC_LOGGER)
+    if _quiet_filter not in logger.filters:
+        logger.addFilter(_quiet_filter)
 
 
 _PROTOCOL_HEADERS = frozenset({"content-type", "content-encoding", "user-agent"})
