@@ -228,6 +228,7 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
 
         wait_for(ready, 60, "the collector to be ready")
 
+        feedback_before = inferwatch.feedback_stats()  # process-lifetime counters: earlier tests' count too
         inferwatch.init(endpoint=base, api_key=key, capture="redacted", schedule_delay_ms=50,
                         user_hash_key=HASH_KEY, sample_rate=1.0)
         try:
@@ -270,7 +271,8 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
             inferwatch.shutdown()
             _guard.reset()
         expected_calls = 9 + len(pii_values)
-        assert feedback_stats["sent"] == len(pii_values) and feedback_stats["failed"] == 0, feedback_stats
+        assert (feedback_stats["sent"] - feedback_before["sent"], feedback_stats["failed"] - feedback_before["failed"]
+                ) == (len(pii_values), 0), feedback_stats
         assert stats["export_failures"] == 0, stats
         assert not any(stats["dropped"].values()), stats
         assert stats["exported"] >= expected_calls + 1, stats  # + the observe span

@@ -237,9 +237,43 @@ def test_secrets_are_case_sensitive_and_keep_their_key() -> None:
     assert DEFAULT_REDACTOR.redact("Password: 'hunter22'").text == "Password: '<PASSWORD>'"
 
 
+def test_values_at_the_start_of_a_line_of_a_json_capture_are_found() -> None:
+    """A captured prompt is JSON: a line break before a value is the two characters ``\\n``, and the value used to
+    be glued to that ``n`` (no word boundary): cards, SSNs, IPs and keys went unredacted, an e-mail took the ``n``
+    in and left invalid JSON. Every planted value of a corpus slice, after a line break, a tab or CRLF, inside a
+    JSON capture: all found, the JSON still valid."""
+    import json
+
+    from tests.sdk.redaction_corpus import corpus
+
+    missed: list[tuple[str, str]] = []
+    for sample in corpus(60):
+        for sep in ("\n", "\t", "\r\n"):
+            chars = list(sample.text)
+            for planted in sample.planted:
+                if planted.start > 0 and chars[planted.start - 1] == " ":
+                    chars[planted.start - 1] = sep
+            captured = json.dumps([{"role": "user", "content": "".join(chars)}], ensure_ascii=False)
+            redacted = DEFAULT_REDACTOR.redact(captured).text
+            json.loads(redacted)
+            missed += [(p.entity, sep) for p in sample.planted
+                       if json.dumps(p.value, ensure_ascii=False)[1:-1] in redacted]
+    assert missed == []
+    assert rd.json_view("card:\\n4111") == "card:\\n4111"  # not JSON: read as it is
+    assert rd.json_view('["a\\\\nb\\nc"]') == '["a\\\\nb\n c"]'  # an escaped backslash stays
+
+
+def test_passwords_with_backslashes_are_redacted_whole() -> None:
+    for text in ("password=C:\\Users\\bob\\secrets.txt", "password: p\\4ssw0rd!", "pwd=ab\\cdefgh",
+                 "secret: \\\\server\\share\\key", "password=hunter2\\xyz"):
+        redacted = DEFAULT_REDACTOR.redact(text).text
+        assert redacted.endswith("<PASSWORD>") and "\\" not in redacted, (text, redacted)
+
+
 def test_secrets_in_json_escaped_text_are_found_and_the_json_stays_valid() -> None:
-    """Captured prompts are JSON messages: a JSON document the user pasted is escaped inside them (``\\"password\\":
-    \\"...``), which once hid a password from its recognizer (found by the end-to-end PII property test)."""
+    """Captured prompts are JSON messages: a JSON document the user pasted is escaped inside them
+    (``\\"password\\": \\"...``), which once hid a password from its recognizer (found by the end-to-end PII
+    property test)."""
     import json
 
     secret_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"

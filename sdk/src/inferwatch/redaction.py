@@ -260,9 +260,9 @@ SECRET_RECOGNIZERS: tuple[SecretRecognizer, ...] = (
                       prefix=r"(?<![A-Za-z0-9_])(?i:bearer)\s+"),), ("bearer",), fold=True),
     # the value is never a placeholder (so "password: <PASSWORD>" stays as it is); the quotes around the key and
     # the value may be escaped (a JSON document inside a JSON string: captured prompts are JSON messages), and the
-    # value stops at a backslash (the escaped closing quote stays, so the JSON stays valid)
+    # value stops before an escaped quote (which stays, so the JSON stays valid); other backslashes are its own
     SecretRecognizer("PASSWORD", (
-        SecretPattern("password", r"(?!<[A-Z_]+>)[^\s\"',;\\]{3,}", 0.7,
+        SecretPattern("password", r"(?!<[A-Z_]+>)(?:[^\s\"',;\\]|\\(?![\"'])){3,}", 0.7,
                       prefix=r"(?i:pass(?:word|wd)|pwd|secret)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"),),
         ("pass", "pwd", "secret"), fold=True),
 )  # fmt: skip
@@ -633,6 +633,31 @@ def _replace(text: str, results: list[_R], counts: dict[str, int]) -> str:
     return out
 
 
+_JSON_ESCAPE = re.compile(r"\\[\\nrtbf]")  # an escaped backslash, or an escaped newline, tab, CR, BS, FF
+
+
+_ESCAPED_AS = {"\\\\": "\\\\", "\\n": "\n ", "\\r": "\r ", "\\t": "\t ", "\\b": "  ", "\\f": "  "}
+
+
+def _blank_escape(match: re.Match[str]) -> str:
+    return _ESCAPED_AS[match.group()]
+
+
+def json_view(text: str) -> str:
+    """``text`` as the recognizers read it in :meth:`Redactor.redact`: for a JSON document (it starts with ``[``,
+    ``{`` or ``"``), each escaped newline, tab or carriage return becomes that character and a space, an escaped
+    backspace or form feed two spaces; an escaped backslash stays. The same length, so what is found there is
+    replaced at the same place in ``text``.
+
+    Why: captured prompts are JSON messages (the SDK's capture, and other instrumentations' content attributes),
+    where a value at the start of a line follows ``\\n``: a card, SSN, IP address or key was then glued to the
+    letter ``n``, which no word boundary separates from it, and went unredacted (an e-mail took the ``n`` in, and
+    its placeholder left a lone backslash: invalid JSON). Other texts are read as they are."""
+    if "\\" not in text or text.lstrip()[:1] not in ("[", "{", '"'):
+        return text
+    return _JSON_ESCAPE.sub(_blank_escape, text)
+
+
 class Redactor:
     """Presidio-compatible PII and secret redactor (see the module docstring). Thread-safe; one instance can be
     shared (:data:`DEFAULT_REDACTOR`).
@@ -701,23 +726,25 @@ class Redactor:
         if not text:
             return RedactionResult(text, counts)
         wanted = self._pick(entities)
-        scan = _Scan(text)  # (kept: which secrets' literals occur, for _finds_anything)
-        results = self._analyze(text, wanted, scan)
+        read = json_view(text)  # what the recognizers read: the same positions (see json_view)
+        scan = _Scan(read)  # (kept: which secrets' literals occur, for _finds_anything)
+        results = self._analyze(read, wanted, scan)
         out = text
         for _ in range(8):
             if not results:
                 break
             written: dict[str, int] = {}
-            replaced = _replace(out, _resolve(out, results), written)
+            replaced = _replace(out, _resolve(read, results), written)
             if replaced == out:  # pragma: no cover - no pattern matches a placeholder
                 break
             out = replaced
             for entity, n in written.items():
                 counts[entity] = counts.get(entity, 0) + n
-            if not self._finds_anything(out, wanted, frozenset(scan.secret_hits)):
+            read = json_view(out)
+            if not self._finds_anything(read, wanted, frozenset(scan.secret_hits)):
                 break
-            scan = _Scan(out)
-            results = self._analyze(out, wanted, scan)
+            scan = _Scan(read)
+            results = self._analyze(read, wanted, scan)
         return RedactionResult(out, counts)
 
     # -- internals ------------------------------------------------------------------------------------------------
