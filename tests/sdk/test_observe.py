@@ -219,9 +219,9 @@ def test_a_generator_stopped_early_is_not_an_error(spans):
             if n == 2:
                 break
         await generator.aclose()
+        assert closed == ["sync", "async"]  # closed by aclose(), not by the event loop's shutdown
 
     asyncio.run(consume())
-    assert closed == ["sync", "async"]
     got = finished(spans)
     for span in got[numbers.__qualname__] + got[async_numbers.__qualname__]:
         assert span.status.status_code is trace.StatusCode.UNSET and sc.ERROR_TYPE not in span.attributes
@@ -384,3 +384,90 @@ def test_the_app_sees_the_same_with_a_failing_sdk(fault, kind, fails, monkeypatc
         _guard.reset()
     assert got == expected
     assert raiser.hits > 0, f"{fault} never reached"
+
+
+def test_a_span_the_generator_makes_current_stays_current_across_its_yields(spans):
+    """The app's own ``with tracer.start_as_current_span()`` around ``yield``s in an observed generator: the calls
+    after each yield are still its children, as without the decorator."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    tracer = TracerProvider().get_tracer("app")
+
+    @inferwatch.observe
+    def pages() -> Iterator[int]:
+        with tracer.start_as_current_span("app-block"):
+            for i in range(3):
+                _call(f"page-{i}")
+                yield i
+
+    @inferwatch.observe
+    async def async_pages() -> AsyncIterator[int]:
+        with tracer.start_as_current_span("app-block"):
+            for i in range(3):
+                _call(f"async-page-{i}")
+                yield i
+
+    async def consume() -> None:
+        async for _ in async_pages():
+            pass
+
+    assert list(pages()) == [0, 1, 2]
+    asyncio.run(consume())
+    got = finished(spans)
+    for prefix in ("page", "async-page"):
+        parents = {got[f"chat {prefix}-{i}"][0].parent.span_id for i in range(3)}
+        assert len(parents) == 1  # the app's block, not the observed span after the first yield
+        assert parents != {got[(pages if prefix == "page" else async_pages).__qualname__][0].context.span_id}
+
+
+def test_the_older_three_argument_throw_reaches_the_generator(spans):
+    @inferwatch.observe
+    def catches() -> Iterator[Any]:
+        while True:
+            try:
+                yield "ready"
+            except ValueError as exc:
+                yield ("caught", exc.args)
+
+    generator = catches()
+    next(generator)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # the app's own choice of form (3.12+ warns)
+        assert generator.throw(ValueError, "msg") == ("caught", ("msg",))
+        next(generator)
+        assert generator.throw(ValueError, ("a", "b")) == ("caught", ("a", "b"))
+    generator.close()
+
+
+def test_a_part_read_async_generator_is_closed_quietly_at_the_loops_end(spans):
+    """Left part-read, the event loop's end closes both the decorated generator and the function's own at once;
+    the wrapper must not close the one being closed (asyncio logged "aclose(): asynchronous generator is already
+    running"). What the function's cleanup gets to do is what it gets without the decorator."""
+
+    async def slow_to_close(closed: list[str]) -> AsyncIterator[int]:
+        try:
+            for i in range(10):
+                yield i
+        finally:
+            closed.append("closing")
+            await asyncio.sleep(0.01)
+            closed.append("closed")
+
+    def leave_part_read(function: Any) -> tuple[list[Any], list[str]]:
+        errors: list[Any] = []
+        closed: list[str] = []
+
+        async def run() -> None:
+            asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+            generator = function(closed)
+            await generator.__anext__()
+            run.kept = generator  # type: ignore[attr-defined]  # still referenced when the loop ends
+
+        asyncio.run(run())
+        return errors, closed
+
+    for _ in range(3):
+        errors, closed = leave_part_read(inferwatch.observe(slow_to_close))
+        assert errors == [] and closed == leave_part_read(slow_to_close)[1]

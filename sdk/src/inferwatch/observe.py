@@ -66,15 +66,35 @@ def _enter(context: Any) -> Any:
     return None
 
 
-def _leave(token: Any) -> None:
-    if token is not None:
-        with guard("observe.step"):
-            otel_context.detach(token)
+def _leave(token: Any, context: Any) -> Any:
+    """Undo :func:`_enter`; the context the step left current (a span the generator made current itself, with a
+    ``with`` around a ``yield``, stays current for its next steps), or ``context`` as it was."""
+    if token is None:
+        return context
+    with guard("observe.step"):
+        context = otel_context.get_current()
+        otel_context.detach(token)
+    return context
+
+
+def _loop_closes_generators() -> bool:
+    """The running event loop is closing every async generator (``shutdown_asyncgens``, as ``asyncio.run`` ends):
+    the function's own generator is one of them, closed by the loop at the same time, and closing it from the
+    decorator too made one of the two closes fail ("aclose(): asynchronous generator is already running", logged
+    by the loop). Read from the loop's own flag, where it has one (asyncio's and uvloop's loops)."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return getattr(loop, "_asyncgens_shutdown_called", False) is True
 
 
 class _Steps:
-    """A generator's steps, each run with the span's context current. ``yield from`` delegates ``send``,
-    ``throw`` and ``close`` to it as to the generator itself (PEP 380), and hands on its return value."""
+    """A generator's steps, each run with the span's context current (or the context its previous step left).
+    ``yield from`` delegates ``send``, ``throw`` and ``close`` to it as to the generator itself (PEP 380), and
+    hands on its return value."""
 
     __slots__ = ("context", "generator")
 
@@ -92,23 +112,25 @@ class _Steps:
         try:
             return self.generator.send(value)
         finally:
-            _leave(token)
+            self.context = _leave(token, self.context)
 
     def throw(self, kind: Any, value: Any = None, traceback: Any = None) -> Any:
-        """``yield from`` hands on (type, value, traceback); the generator is given the exception itself (the
-        one-argument form: the three-argument one is deprecated from Python 3.12)."""
+        """The arguments as the app gave them (``yield from`` hands on only those given): the exception, or the
+        older (type, value, traceback) form."""
+        args = (kind,) if value is None and traceback is None else (
+            (kind, value) if traceback is None else (kind, value, traceback))
         token = _enter(self.context)
         try:
-            return self.generator.throw(kind if value is None else value)
+            return self.generator.throw(*args)
         finally:
-            _leave(token)
+            self.context = _leave(token, self.context)
 
     def close(self) -> None:
         token = _enter(self.context)
         try:
             self.generator.close()
         finally:
-            _leave(token)
+            self.context = _leave(token, self.context)
 
 
 @overload
@@ -148,15 +170,16 @@ def observe(func: Any = None, *, name: str | None = None, operation: str | None 
                             return
                         finally:
                             thrown = None
-                            _leave(token)
+                            context = _leave(token, context)
                         try:
                             sent = yield item
                         except GeneratorExit:
-                            token = _enter(context)
-                            try:
-                                await generator.aclose()
-                            finally:
-                                _leave(token)
+                            if not generator.ag_running and not _loop_closes_generators():
+                                token = _enter(context)
+                                try:
+                                    await generator.aclose()
+                                finally:
+                                    _leave(token, context)
                             raise
                         except BaseException as exc:  # thrown in by the consumer: the generator's to handle
                             thrown, sent = exc, None
