@@ -243,3 +243,48 @@ def test_the_app_reads_every_calls_metrics_through_on_call(openai_client: Any, a
     streamed = next(m for m, _ in seen if m.streamed)
     assert streamed.output_tokens == 5 and streamed.ttft_ms is not None and streamed.response_id
     assert _guard.internal_errors.get("telemetry.on_call") == 1
+
+
+def test_on_call_gets_a_copy_never_on_the_apps_thread_and_may_flush(openai_client: Any, stop_sdk: None,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the hook changes is its own copy; calls dropped from a full queue (recorded on the app's thread) are
+    not given to it; a hook that flushes (feedback queued: the flush would wait for the export thread, which runs
+    the hook) returns at once instead of stalling the export; even ``sys.exit()`` in the hook is only counted."""
+    import threading
+
+    threads: list[str] = []
+    flush_took: list[float] = []
+
+    def on_call(metrics: Any) -> None:
+        threads.append(threading.current_thread().name)
+        metrics.output_tokens = 999_999
+        metrics.attributes["changed"] = True
+        if metrics.request_model == "flushes":
+            started = time.monotonic()
+            inferwatch.flush(5)
+            flush_took.append(time.monotonic() - started)
+        if metrics.request_model == "exits":
+            raise SystemExit(3)
+
+    import sys
+
+    monkeypatch.setattr(sys.modules["inferwatch.feedback"], "RETRY_DELAYS_S", (0.5, 0.5))
+    exporter = InMemorySpanExporter()
+    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), on_call=on_call, max_queue_size=1,
+                    schedule_delay_ms=60_000, endpoint="http://127.0.0.1:9")
+    inferwatch.wrap_openai(openai_client)
+    with inferwatch.llm_call(model="flushes", provider="vllm") as call:
+        call.usage(input_tokens=2, output_tokens=1)
+    openai_client.chat.completions.create(model=MODEL, messages=user("dropped [tokens:2]"))  # the queue is full
+    inferwatch.feedback(trace_id="4bf92f3577b34da6a3ce929d0e0e4736", thumbs_up=True)  # queued, unreachable
+    assert inferwatch.flush(5) is not None
+    with inferwatch.llm_call(model="exits", provider="vllm") as call:
+        call.usage(input_tokens=2, output_tokens=1)
+    assert inferwatch.flush(5)
+    assert inferwatch.stats()["dropped"]["queue_full"] == 1
+    assert threads == ["inferwatch-export", "inferwatch-export"]  # not the dropped call, not the app's thread
+    assert flush_took and flush_took[0] < 1.0
+    spans = exporter.get_finished_spans()
+    assert [s.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] for s in spans] == [1, 1]
+    assert not any("changed" in s.attributes for s in spans)
+    assert _guard.internal_errors.get("telemetry.on_call") == 1

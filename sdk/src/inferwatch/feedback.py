@@ -264,6 +264,9 @@ class _Sender:
     def flush(self, timeout: float) -> bool:
         if threading.current_thread() is self.thread:
             return False  # a hook inside our own thread: waiting would deadlock
+        pipeline = self.pipeline()
+        if pipeline is not None and threading.current_thread() is pipeline._thread:
+            return False  # an app's hook in the export thread (on_call, before_send): this flush waits for it
         marker = _Flush(max(timeout, 0.0))
         with self.lock:
             if not self.queue and self.thread is None:

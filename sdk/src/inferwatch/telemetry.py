@@ -771,7 +771,7 @@ class Pipeline:
         that raises is counted (``telemetry.on_call``), never propagated."""
         try:
             self._on_call(InferenceMetrics(*m._snapshot()))  # type: ignore[misc]
-        except Exception as exc:  # noqa: BLE001 - the app's hook: the span still goes
+        except BaseException as exc:  # noqa: BLE001 - the app's hook (even sys.exit() there): the span still goes
             _guard.record_internal_error("telemetry.on_call", exc)
 
     def count_drop(self, reason: str, n: int = 1) -> None:
