@@ -197,9 +197,10 @@ def slow_stream_request(client: Any) -> str:
 
 
 def pii_prompt(values: dict[str, str]) -> str:
-    return (f"Contact {values['email']} or call {values['phone']}. SSN {values['ssn']}, "
-            f"card {values['card']}, api key {values['key']}. From {values['ip']}, IBAN {values['iban']}, "
-            f"wallet {values['crypto']}; {values['lead']}{values['secret']} Summarise.")
+    """Some values after a line break or a tab: escaped in the captured JSON (``\\n``), where they once hid."""
+    return (f"Contact {values['email']} or call\n{values['phone']}. SSN\n{values['ssn']}, "
+            f"card\t{values['card']}, api key\n{values['key']}. From\r\n{values['ip']}, IBAN {values['iban']}, "
+            f"wallet\n{values['crypto']};\n{values['lead']}{values['secret']} Summarise.")
 
 
 @pytest.mark.slow
