@@ -174,7 +174,12 @@ def run(collector: str, key: str, mock_url: str, rate: float, duration: float | 
     stop.set()
     for thread in threads:
         thread.join(timeout=30)
+    inferwatch.flush(10)
+    stats, feedback = inferwatch.stats(), inferwatch.feedback_stats()
     inferwatch.shutdown()
+    print(f"demo app: stopped after {dict(counts)}; SDK exported {stats.get('exported', 0)} spans, dropped "
+          f"{sum(stats.get('dropped', {}).values())}; feedback sent {feedback['sent']}, failed {feedback['failed']}",
+          flush=True)
     return 0
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from .settings import Settings
 
@@ -98,16 +99,34 @@ def cmd_keys(args: argparse.Namespace) -> int:
 
 
 # --- collector / up --------------------------------------------------------------------------------------------
-def _serve(settings: Settings, on_ready=None) -> int:
+def _serve(settings: Settings, on_ready=None, before_exit=None) -> int:
+    """Serve until a signal; ``on_ready()`` once listening; ``before_exit()`` when the first signal comes, in a
+    thread, before the shutdown begins (the collector still serves meanwhile; a second signal does not wait)."""
     import uvicorn
 
     from .app import create_app
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            nonlocal before_exit
+            first, before_exit = before_exit, None
+            if first is None:
+                super().handle_exit(sig, frame)
+                return
+
+            def then_exit() -> None:
+                try:
+                    first()
+                finally:
+                    uvicorn.Server.handle_exit(self, sig, frame)
+
+            threading.Thread(target=then_exit, name="inferwatch-before-exit", daemon=True).start()
 
     app = create_app(settings)
     config = uvicorn.Config(app, host=settings.host, port=settings.port, log_level="info", access_log=False,
                             loop="uvloop", http="httptools", timeout_graceful_shutdown=10,
                             log_config=None)  # our handlers (logging_setup), not uvicorn's
-    server = uvicorn.Server(config)
+    server = Server(config)
     if on_ready is not None:
         def watch() -> None:
             while not server.started and not server.should_exit:
@@ -207,8 +226,19 @@ def cmd_up(args: argparse.Namespace) -> int:
                "--rate", str(args.rate)]
         traffic.append(subprocess.Popen(cmd, cwd=_examples_root()))
 
+    def stop_traffic() -> None:
+        # first, while the collector still serves: the demo app's last spans and feedback reach it as it exits
+        for proc in traffic:
+            proc.send_signal(signal.SIGTERM)
+        for proc in traffic:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
     try:
-        return _serve(settings, on_ready=start_traffic if args.demo_traffic else None)
+        return _serve(settings, on_ready=start_traffic if args.demo_traffic else None,
+                      before_exit=stop_traffic if args.demo_traffic else None)
     finally:
         for proc in traffic:
             proc.terminate()

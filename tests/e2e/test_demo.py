@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -87,6 +88,12 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
         log.close()
+    # stopped like Ctrl-C in a terminal (the whole group): the demo app ends first, while the collector still
+    # serves, so its last spans and feedback arrive
+    printed = (tmp_path / "up.log").read_text()
+    [stopped] = re.findall(r"demo app: stopped after .*", printed)
+    assert re.search(r"dropped 0; feedback sent \d+, failed 0$", stopped), stopped
+    assert "cannot reach the collector" not in printed
     # the demo process handed the data directory back: it can be opened again
     from inferwatch_collector.settings import Settings
     from inferwatch_collector.store import Store
