@@ -9,9 +9,7 @@ the test release the server, and the server's own give-up flag would show it).
 from __future__ import annotations
 
 import gzip
-import json
 import os
-import select
 import socket
 import sys
 import threading
@@ -26,6 +24,7 @@ from inferwatch import _guard
 from inferwatch.disk_buffer import DiskBuffer, DiskBufferLocked
 from inferwatch.options import Options, resolve
 from inferwatch.telemetry import Pipeline
+from tests.forked import in_child
 from tests.sdk._pipelines import stop_all
 
 HOLD_LIMIT_S = 120.0  # the hanging server lets go by itself after this (and says so): the test then fails
@@ -306,27 +305,12 @@ def test_a_forked_child_leaves_the_directory_to_the_parent(tmp_path: Any,
     _calls(p, 5)
     p.flush(5.0)
     assert p.stats()["disk_buffer"]["pending_spans"] == 5
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: never return into pytest
-        try:
-            os.close(read_fd)
-            _calls(p, 3)
-            p.flush(5.0)
-            os.write(write_fd, json.dumps(p.stats()).encode())
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    try:
-        poller = select.poll()
-        poller.register(read_fd, select.POLLIN)
-        if not poller.poll(30_000):
-            os.kill(pid, 9)
-            pytest.fail("the forked child deadlocked")
-        child = json.loads(os.read(read_fd, 65536).decode())
-    finally:
-        os.close(read_fd)
-        os.waitpid(pid, 0)
+    def child_work() -> dict[str, Any]:
+        _calls(p, 3)
+        p.flush(5.0)
+        return p.stats()
+
+    child = in_child(child_work)
     assert child["disk_buffer"]["state"] == "locked" and child["dropped"]["export_failed"] == 3
     _calls(p, 2)
     p.flush(5.0)

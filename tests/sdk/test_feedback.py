@@ -683,36 +683,19 @@ def test_an_item_sent_early_in_vain_still_gets_its_later_send(receiver, monkeypa
 def test_a_forked_child_sends_its_own_feedback_only(receiver):
     """The child of a fork starts a sender of its own: it sends its own items, never the parent's queue (the
     parent sends those, once)."""
-    import os
-    import select
+    from tests.forked import in_child
 
     receiver.delay_s = 0.3
     start(receiver.url)
     inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="parent-1")
     assert _wait_for(lambda: len(receiver.requests) == 1)  # the parent's sender waits for its answer
     inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="parent-2")  # queued in the parent at the fork
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # child: never return into pytest
-        try:
-            os.close(read_fd)
-            fid = inferwatch.feedback(TRACE, thumbs_up=False, feedback_id="child-1")
-            flushed = inferwatch.feedback.flush(10)
-            os.write(write_fd, json.dumps({"fid": fid, "flushed": flushed,
-                                           "stats": inferwatch.feedback_stats()}).encode())
-        finally:
-            os._exit(0)
-    os.close(write_fd)
-    try:
-        poller = select.poll()
-        poller.register(read_fd, select.POLLIN)
-        if not poller.poll(20_000):
-            os.kill(pid, 9)
-            pytest.fail("the forked child deadlocked")
-        child = json.loads(os.read(read_fd, 65536).decode())
-    finally:
-        os.close(read_fd)
-        os.waitpid(pid, 0)
+    def child_work() -> dict[str, Any]:
+        fid = inferwatch.feedback(TRACE, thumbs_up=False, feedback_id="child-1")
+        flushed = inferwatch.feedback.flush(10)
+        return {"fid": fid, "flushed": flushed, "stats": inferwatch.feedback_stats()}
+
+    child = in_child(child_work, timeout_s=20)
     assert inferwatch.feedback.flush(10)
     assert child["fid"] == "child-1" and child["flushed"] and child["stats"]["queued"] == 0
     assert sorted(item["feedback_id"] for item in receiver.items()) == ["child-1", "parent-1", "parent-2"]

@@ -38,6 +38,7 @@ from inferwatch.integrations import openai as iw_openai  # noqa: E402
 from inferwatch.llm_call import LlmCall, ProviderCall  # noqa: E402
 from inferwatch.metrics import InferenceMetrics  # noqa: E402
 from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.sdk.faults import Raiser  # noqa: E402
 
 _LLM_CALL = sys.modules[LlmCall.__module__]  # (inferwatch.llm_call is also the name of a function)
 
@@ -49,21 +50,6 @@ STREAM_ERROR = "Fail midway [stream-error]"
 TEXTS = {"plain": (OK, HTTP_ERROR), "stream": (OK, HTTP_ERROR, STREAM_ERROR),
          "helper": (OK, HTTP_ERROR, STREAM_ERROR)}
 _VOLATILE = frozenset({"id", "created", "created_at", "request_id"})
-
-
-class Boom(RuntimeError):
-    """The injected SDK failure."""
-
-
-class Raiser:
-    """Raises :class:`Boom` and counts how often it was reached."""
-
-    def __init__(self) -> None:
-        self.hits = 0
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.hits += 1
-        raise Boom("injected SDK failure")
 
 
 AppCall = Callable[[list[Any]], Any]

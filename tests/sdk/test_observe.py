@@ -24,6 +24,7 @@ from inferwatch import client as iw_client
 from inferwatch import semconv as sc
 from inferwatch.llm_call import LlmCall
 from tests.otel_exporters import KeepingMetricExporter
+from tests.sdk.faults import Raiser
 
 observe_module = sys.modules["inferwatch.observe"]  # (inferwatch.observe is also the name of the decorator)
 llm_call_module = sys.modules[LlmCall.__module__]
@@ -257,19 +258,6 @@ def test_an_exception_from_the_function_is_recorded_and_raised_as_it_was(spans):
 
 
 # --- the SDK failing ---------------------------------------------------------------------------------------------
-class Boom(RuntimeError):
-    """The injected SDK failure."""
-
-
-class Raiser:
-    def __init__(self) -> None:
-        self.hits = 0
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        self.hits += 1
-        raise Boom("injected SDK failure")
-
-
 def _context_failing(raiser: Raiser) -> Any:
     return SimpleNamespace(attach=raiser, detach=raiser)
 

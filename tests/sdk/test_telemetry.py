@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import json
-import os
-import select
 import socket
 import sys
 import threading
@@ -30,6 +27,7 @@ from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
 from tests.otel_exporters import KeepingMetricExporter
+from tests.forked import in_child
 from tests.sdk._pipelines import stop_all
 
 EMAIL = "alice@example.com"
@@ -563,38 +561,19 @@ def test_a_forked_child_exports_its_own_spans_only(receiver: Receiver, make_pipe
         time.sleep(0.01)
     parent_ids = set(p._id_pool)
     assert parent_ids
-    read_fd, write_fd = os.pipe()
+    def child_work() -> dict[str, Any]:
+        ids_at_fork = len(p._id_pool)
+        before = p.stats()
+        _end_span(p, "child-span")
+        p.record_metrics(operation="chat", provider="x", request_model="m", response_model="m",
+                         duration_s=0.5, input_tokens=1, output_tokens=1, ttfc_s=None, error_type=None)
+        flushed = p.flush(5.0)
+        after = p.stats()
+        reused = len(set(p._id_pool) & parent_ids)  # the child's own export thread has drawn its own
+        return {"before": before, "flushed": flushed, "after": after, "ids_at_fork": ids_at_fork,
+                "ids": len(p._id_pool), "reused": reused}
 
-    pid = os.fork()
-    if pid == 0:  # child: never return into pytest
-        try:
-            os.close(read_fd)
-            ids_at_fork = len(p._id_pool)
-            before = p.stats()
-            _end_span(p, "child-span")
-            p.record_metrics(operation="chat", provider="x", request_model="m", response_model="m",
-                             duration_s=0.5, input_tokens=1, output_tokens=1, ttfc_s=None, error_type=None)
-            flushed = p.flush(5.0)
-            after = p.stats()
-            reused = len(set(p._id_pool) & parent_ids)  # the child's own export thread has drawn its own
-            os.write(write_fd, json.dumps({"before": before, "flushed": flushed, "after": after,
-                                           "ids_at_fork": ids_at_fork, "ids": len(p._id_pool),
-                                           "reused": reused}).encode())
-        finally:
-            os._exit(0)
-
-    os.close(write_fd)
-    try:
-        poller = select.poll()  # not select.select: the full suite may hold more than 1024 descriptors
-        poller.register(read_fd, select.POLLIN)
-        ready = poller.poll(15_000)
-        if not ready:
-            os.kill(pid, 9)
-            pytest.fail("the forked child deadlocked")
-        child = json.loads(os.read(read_fd, 65536).decode())
-    finally:
-        os.close(read_fd)
-        os.waitpid(pid, 0)
+    child = in_child(child_work, timeout_s=15)
 
     assert child["before"]["queued"] == 0 and child["before"]["dropped"]["sampled"] == 0  # reset in the child
     assert child["ids_at_fork"] == 0 and child["ids"] > 0 and child["reused"] == 0  # never the parent's ids
