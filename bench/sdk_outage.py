@@ -249,10 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             (f"{state}: resident memory growth", f"{result['rss_growth']:+.1f} MiB",
              f"<= {TARGET_RSS_MIB:.0f} MiB", result["rss_growth"] <= TARGET_RSS_MIB),
         ]
-    print(f"  total {time.perf_counter() - started:.0f} s\n")
-    print(f"{'metric':55} {'measured':>16} {'target':>12}  result")
-    for name, measured, target, ok in verdicts:
-        print(f"{name:55} {measured:>16} {target:>12}  {'PASS' if ok else 'FAIL'}")
+    print(f"  total {time.perf_counter() - started:.0f} s")
+    bench.print_verdicts(verdicts)
     return 0
 
 

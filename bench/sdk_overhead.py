@@ -601,11 +601,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                  drops["dropped"] == 0 and rate_ok))
     rows.append((f"export keeps up at {args.rate:.0f} calls/s (queue at the end)", f"{drops['queued_end']}",
                  f"< {args.rate:.0f}", drops["queued_end"] < args.rate))
+    print_verdicts(rows)
+    return 0
+
+
+def print_verdicts(rows: Sequence[tuple[str, str, str, bool]]) -> None:
+    """The closing table: (metric, measured, target, met) per row, PASS or FAIL."""
     width = max(len(r[0]) for r in rows)
     print(f"\n{'metric':{width}}  {'measured':>24}  {'target':>10}  result")
     for name, measured, target, ok in rows:
         print(f"{name:{width}}  {measured:>24}  {target:>10}  {'PASS' if ok else 'FAIL'}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import signal
 import subprocess
 import sys
 import threading
@@ -227,9 +226,11 @@ def cmd_up(args: argparse.Namespace) -> int:
         traffic.append(subprocess.Popen(cmd, cwd=_examples_root()))
 
     def stop_traffic() -> None:
-        # first, while the collector still serves: the demo app's last spans and feedback reach it as it exits
+        # on a signal, while the collector still serves: the demo app's last spans and feedback reach it as it
+        # exits (SIGTERM: it flushes and stops); again after the collector stopped, for any other way out
         for proc in traffic:
-            proc.send_signal(signal.SIGTERM)
+            if proc.poll() is None:
+                proc.terminate()
         for proc in traffic:
             try:
                 proc.wait(20)
@@ -240,12 +241,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         return _serve(settings, on_ready=start_traffic if args.demo_traffic else None,
                       before_exit=stop_traffic if args.demo_traffic else None)
     finally:
-        for proc in traffic:
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        stop_traffic()
         dashboard.stop()
 
 

@@ -265,7 +265,7 @@ class _Sender:
         if threading.current_thread() is self.thread:
             return False  # a hook inside our own thread: waiting would deadlock
         pipeline = self.pipeline()
-        if pipeline is not None and threading.current_thread() is pipeline._thread:
+        if pipeline is not None and pipeline.on_export_thread():
             return False  # an app's hook in the export thread (on_call, before_send): this flush waits for it
         marker = _Flush(max(timeout, 0.0))
         with self.lock:
@@ -368,10 +368,7 @@ class _Sender:
         for one more send (:data:`RESEND_UNMATCHED_AFTER_S`). An answer without ``unmatched`` schedules nothing.
         Items sent right after this process's spans were exported (``spans_out``) are scheduled as sent early
         already: their call is not one of this process's spans, so a flush sending them again would not help."""
-        try:
-            unmatched = _listed(json.loads(answer or b"{}").get("unmatched"))
-        except (ValueError, AttributeError):
-            return
+        unmatched = _unmatched(answer)
         if not unmatched:
             return
         due = time.monotonic() + RESEND_UNMATCHED_AFTER_S
@@ -425,10 +422,7 @@ class _Sender:
             _count("resend_failed", len(items))
             return None
         _count("resent", len(items))
-        try:
-            return _listed(json.loads(answer or b"{}").get("unmatched"))
-        except (ValueError, AttributeError):
-            return set()
+        return _unmatched(answer)
 
     def _failed(self, status: int, n: int) -> None:
         _count("failed", n)
@@ -527,8 +521,12 @@ class _Sender:
             return 0, None, b""
 
 
-def _listed(ids: Any) -> set[str]:
-    """The feedback ids in a collector answer's ``unmatched`` list (nothing for anything else)."""
+def _unmatched(answer: bytes) -> set[str]:
+    """The feedback ids a collector's 2xx answer lists as ``unmatched`` (none for anything else)."""
+    try:
+        ids = json.loads(answer or b"{}").get("unmatched")
+    except (ValueError, AttributeError):
+        return set()
     return {one for one in ids if isinstance(one, str)} if isinstance(ids, list) else set()
 
 

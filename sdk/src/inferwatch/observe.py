@@ -108,27 +108,21 @@ class _Steps:
         return self.send(None)
 
     def send(self, value: Any) -> Any:
-        token = _enter(self.context)
-        try:
-            return self.generator.send(value)
-        finally:
-            self.context = _leave(token, self.context)
+        return self._step(self.generator.send, value)
 
     def throw(self, kind: Any, value: Any = None, traceback: Any = None) -> Any:
         """The arguments as the app gave them (``yield from`` hands on only those given): the exception, or the
         older (type, value, traceback) form."""
-        args = (kind,) if value is None and traceback is None else (
-            (kind, value) if traceback is None else (kind, value, traceback))
-        token = _enter(self.context)
-        try:
-            return self.generator.throw(*args)
-        finally:
-            self.context = _leave(token, self.context)
+        given = 3 if traceback is not None else 2 if value is not None else 1
+        return self._step(self.generator.throw, *(kind, value, traceback)[:given])
 
     def close(self) -> None:
+        self._step(self.generator.close)
+
+    def _step(self, act: Any, *args: Any) -> Any:
         token = _enter(self.context)
         try:
-            self.generator.close()
+            return act(*args)
         finally:
             self.context = _leave(token, self.context)
 

@@ -797,7 +797,7 @@ class Pipeline:
         try:
             if self._closed:
                 return True
-            if threading.current_thread() is self._thread:
+            if self.on_export_thread():
                 return False  # called from a hook inside the export thread: waiting would deadlock
             if not self._worker_started:
                 self._start_worker()
@@ -808,6 +808,11 @@ class Pipeline:
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("telemetry.flush", exc)
             return False
+
+    def on_export_thread(self) -> bool:
+        """Whether the caller runs in this pipeline's export thread (an app's hook there: ``before_send``,
+        ``on_call``), where waiting for the export would wait for itself."""
+        return threading.current_thread() is self._thread
 
     def shutdown(self, timeout: float = 5.0) -> None:
         """Flush, stop the export thread, close the exporters. Idempotent; never raises."""
