@@ -83,7 +83,7 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
     finally:
         os.killpg(proc.pid, signal.SIGINT)
         try:
-            proc.wait(30)
+            proc.wait(60)  # the demo app's exit (up to 20 s waited for), then the collector's graceful shutdown
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
@@ -91,7 +91,9 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
     # stopped like Ctrl-C in a terminal (the whole group): the demo app ends first, while the collector still
     # serves, so its last spans and feedback arrive
     printed = (tmp_path / "up.log").read_text()
-    [stopped] = re.findall(r"demo app: stopped after .*", printed)
+    stopped_lines = re.findall(r"demo app: stopped after .*", printed)
+    assert len(stopped_lines) == 1, printed[-4000:]
+    [stopped] = stopped_lines
     assert re.search(r"dropped 0; feedback sent \d+, failed 0$", stopped), stopped
     assert "cannot reach the collector" not in printed
     # the demo process handed the data directory back: it can be opened again
