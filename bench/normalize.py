@@ -11,7 +11,7 @@ Measures, per scenario, what one ingest worker spends per span before the databa
 
 Scenarios (512-span protobuf requests, built before any clock starts):
 
-* ``genai``: ``tests/collector/payloads.genai_batch(512)``: the inferwatch SDK's chat spans, 25 attributes, no
+* ``genai``: ``tests/helpers/payloads.genai_batch(512)``: the inferwatch SDK's chat spans, 25 attributes, no
   content; the scenario the 25 µs/span target is stated for;
 * ``genai+1KB``: the same with ~1 KB of prompt/completion per span (PII included, so redaction runs);
 * ``otel-mix``, ``openinference-mix``, ``langfuse-mix``: the payload builders of each convention, cycled, fresh
@@ -55,7 +55,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from examples.traffic import TrafficModel, build_request  # noqa: E402
 from inferwatch_collector.normalize import normalize  # noqa: E402
 from inferwatch_collector.otlp_decode import decode_traces, decode_traces_fast  # noqa: E402
-from tests.collector import payloads as P  # noqa: E402
+from tests.helpers import payloads as P  # noqa: E402
 
 PROTOBUF = "application/x-protobuf"
 MAX_BYTES = 1 << 28

@@ -3,7 +3,7 @@ and the collector's redaction path (which uses that same redactor).
 
 What it does, in one process:
 
-1. Builds the labelled corpus (``tests/sdk/redaction_corpus.py``: ~1 KB LLM prompts dense with planted
+1. Builds the labelled corpus (``tests/helpers/redaction_corpus.py``: ~1 KB LLM prompts dense with planted
    PII/secrets and look-alikes) and Presidio's analyzer exactly as the agreement test does (blank English spaCy
    pipeline with a lower-case lemma, offline tldextract, our secret recognizers registered as Presidio pattern
    recognizers).
@@ -36,11 +36,11 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-for extra in (ROOT, ROOT / "tests" / "sdk", ROOT / "sdk" / "src"):
+for extra in (ROOT, ROOT / "sdk" / "src"):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
-from redaction_corpus import Sample, corpus, presidio_reference  # noqa: E402
+from tests.helpers.redaction_corpus import Sample, corpus, presidio_reference  # noqa: E402
 
 from inferwatch.redaction import Finding, Redactor, resolve_conflicts  # noqa: E402
 

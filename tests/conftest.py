@@ -15,7 +15,7 @@ from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-pytest_plugins = ["tests.mock_llm_fixtures"]  # the mock LLM server and real provider clients on it
+pytest_plugins = ["tests.helpers.mock_llm_fixtures"]  # the mock LLM server and real provider clients on it
 
 
 @pytest.fixture

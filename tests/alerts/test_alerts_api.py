@@ -20,7 +20,7 @@ from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
 from ..collector.conftest import Keys, app_settings, keys  # noqa: F401  (fixtures)
-from .traffic import add_calls, lognormal
+from tests.helpers.traffic import add_calls, lognormal
 
 MIN = timedelta(minutes=1)
 T = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=1)

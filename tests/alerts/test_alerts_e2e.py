@@ -25,9 +25,9 @@ from inferwatch_collector.routes.alerts import router
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from ..collector import payloads
+from tests.helpers import payloads
 from ..collector.conftest import Keys, app_settings, keys  # noqa: F401  (fixtures)
-from .notif_receiver import Receiver, Reply, self_signed_cert
+from tests.helpers.notif_receiver import Receiver, Reply, self_signed_cert
 
 MIN = timedelta(minutes=1)
 B = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(minutes=90)  # minute 0 of the traffic

@@ -21,7 +21,7 @@ from inferwatch_collector import alerts_cli
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from .traffic import add_calls, lognormal
+from tests.helpers.traffic import add_calls, lognormal
 
 MIN = timedelta(minutes=1)
 T = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=2)

@@ -14,7 +14,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from ..collector.factories import llm_call
+from tests.helpers.factories import llm_call
 
 # Two days ago (inside every retention), late in the day: a daily budget then has one hour left, so its
 # forecast stays under the limit unless the test wants it over.

@@ -8,7 +8,7 @@ from inferwatch_alerts.budget_notify import BudgetsJob
 from inferwatch_alerts.rules import parse_rules
 from inferwatch_collector.store import Store
 
-from .notif_receiver import Receiver
+from tests.helpers.notif_receiver import Receiver
 from .test_budget_alerts import LATE, make, spend
 
 RULES = """

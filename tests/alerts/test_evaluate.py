@@ -31,7 +31,7 @@ from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from .traffic import add_calls, add_votes, lognormal, per_day
+from tests.helpers.traffic import add_calls, add_votes, lognormal, per_day
 
 SECOND = timedelta(seconds=1)
 MIN = timedelta(minutes=1)

@@ -20,7 +20,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.store import Store
 from scipy import stats as st
 
-from ..collector.factories import llm_call
+from tests.helpers.factories import llm_call
 
 DAY0 = datetime.combine(datetime.now(UTC).date() - timedelta(days=10), time(0), UTC)
 NOW = DAY0 + timedelta(hours=20)

@@ -20,7 +20,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from ..collector.factories import llm_call
+from tests.helpers.factories import llm_call
 
 START = datetime.combine(datetime.now(UTC).date() - timedelta(days=3), time(0), UTC)
 

@@ -32,7 +32,7 @@ from inferwatch_alerts.notifiers.webhook import verify_signature
 from inferwatch_collector.migrations import Target, migration_files, render
 from inferwatch_collector.store import Store
 
-from .notif_receiver import Receiver, Reply, SelfSigned, free_port, self_signed_cert
+from tests.helpers.notif_receiver import Receiver, Reply, SelfSigned, free_port, self_signed_cert
 
 STARTED = datetime(2026, 12, 2, 8, 0, tzinfo=UTC)  # 1796198400
 FIRED = datetime(2026, 12, 2, 8, 5, tzinfo=UTC)

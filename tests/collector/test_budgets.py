@@ -17,7 +17,7 @@ from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
 from .conftest import Keys
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 USER = "ab" * 32
 STATUS_KEYS = {"budget_id", "scope_type", "scope_value", "period", "kind", "limit_usd", "spent_usd", "used_ratio",

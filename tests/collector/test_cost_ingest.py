@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from inferwatch_collector.app import create_app
 from inferwatch_collector.prices import PriceFileError, bundled_table
 
-from . import payloads
+from tests.helpers import payloads
 from .conftest import Keys
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}

@@ -19,7 +19,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS, LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 TODAY = date(2026, 11, 20)
 DB = "inferwatch"

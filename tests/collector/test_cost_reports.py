@@ -25,7 +25,7 @@ from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
 from .conftest import Keys
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 DB = "inferwatch"
 TABLE = parse_table({

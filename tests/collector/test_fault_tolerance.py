@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from inferwatch_collector.app import create_app
 from inferwatch_collector.spool import decode_segment
 
-from . import payloads
+from tests.helpers import payloads
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 SPANS_PER_REQUEST = 5

@@ -11,7 +11,7 @@ import pytest
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 
 from .conftest import Keys
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"
 SPAN = "b7ad6b7169203331"

@@ -15,7 +15,7 @@ from inferwatch_collector.routes.privacy import router as privacy_router
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, PromptLogRow
 
 from .conftest import Keys
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 ALICE = "a1" * 32
 BOB = "b0" * 32

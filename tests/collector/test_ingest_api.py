@@ -13,7 +13,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from inferwatch_collector.app import create_app
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 
-from . import payloads
+from tests.helpers import payloads
 from .conftest import Keys
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}

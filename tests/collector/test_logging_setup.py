@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from inferwatch_collector.app import create_app
 from inferwatch_collector.logging_setup import JsonFormatter, configure_from_env, configure_logging, scrub
 
-from . import payloads
+from tests.helpers import payloads
 
 PROMPT = "my card is 4111 1111 1111 1111 and my secret plan is ZEBRA-MOONLIGHT"
 PROVIDER_KEY = "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"

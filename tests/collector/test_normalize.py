@@ -29,7 +29,7 @@ from inferwatch_collector.otlp_decode import MalformedPayload, decode_traces, de
 from inferwatch_collector.redaction import REGEX_POLICY, RedactionResult
 from inferwatch_collector.rows import LlmCallRow, PromptLogRow, SpanRow
 
-from . import payloads as P
+from tests.helpers import payloads as P
 
 TRACE_ID = bytes.fromhex("0af7651916cd43dd8448eb211c80319c")
 SPAN_ID = bytes.fromhex("b7ad6b7169203331")

@@ -29,7 +29,7 @@ from inferwatch_collector.otlp_decode import (
     to_fast,
 )
 
-from . import payloads as P
+from tests.helpers import payloads as P
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"

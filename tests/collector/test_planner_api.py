@@ -12,7 +12,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.store import Store
 
 from .conftest import Keys
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 from .test_planner import run_cli
 
 MINUTE_US = 60_000_000

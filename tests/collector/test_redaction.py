@@ -31,7 +31,7 @@ from inferwatch_collector.redaction import (
     redact,
 )
 
-from . import payloads as P
+from tests.helpers import payloads as P
 from .conftest import Keys
 
 # Only the shared redactor finds these (the collector's former regex redactor left every one of them alone).

@@ -33,7 +33,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, Prom
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 # --- the route walk ----------------------------------------------------------------------------------------------
 PUBLIC = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/openapi.json"),

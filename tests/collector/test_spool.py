@@ -13,7 +13,7 @@ from inferwatch_collector.spool import (Spool, SpoolFull, SpoolLocked, SpoolPart
                                         open_spool, spool_dir_for)
 from inferwatch_collector.writer import BatchWriter, QueueFull
 
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 
 def part(n: int = 3, table: str = "llm_calls") -> SpoolPart:

@@ -18,7 +18,7 @@ from inferwatch_collector.store import Store
 from inferwatch_collector.whatif import WhatIfError, parse_request, run_whatif, split_traffic
 
 from .conftest import Keys
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 from .test_cost_reports import TABLE, at, insert, priced, random_calls
 
 TODAY = datetime.now(UTC).date()

@@ -9,7 +9,7 @@ import pytest
 from inferwatch_collector.native import encode_rows
 from inferwatch_collector.writer import BatchWriter, QueueFull, WriteFailed
 
-from .factories import llm_call
+from tests.helpers.factories import llm_call
 
 
 def encoded_calls(n: int) -> dict:

@@ -23,7 +23,7 @@ from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.routes import dashboard as dashboard_routes
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
-from tests.dashboard import seed
+from tests.helpers import seed
 
 try:  # the alerting API, where this checkout has it (the Alerts page must work with and without it)
     from inferwatch_collector.routes import alerts as ALERTS_API

@@ -12,7 +12,7 @@ import pytest
 from inferwatch_collector.queries import TimeRange
 from inferwatch_collector.routes.dashboard import choose_source, plan_totals
 from inferwatch_dashboard import timerange
-from tests.dashboard import seed
+from tests.helpers import seed
 from tests.dashboard.conftest import Collector
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)

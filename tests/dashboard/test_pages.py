@@ -17,7 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from inferwatch_dashboard import data, fmt, metrics, timerange
-from tests.dashboard import seed
+from tests.helpers import seed
 from tests.dashboard.conftest import ALERTS_API, APP_FILE, EXPERIMENTS_API, Collector, free_port
 
 PAGES = ("overview", "cost", "latency", "quality", "experiments", "alerts", "traces", "capacity")

@@ -31,7 +31,7 @@ from examples.mock_llm import (
     estimate_prompt_tokens,
     parse_markers,
 )
-from tests.mock_llm_fixtures import MOCK_API_KEY
+from tests.helpers.mock_llm_fixtures import MOCK_API_KEY
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ rules (examples/mock_llm.py).
 PII: hypothesis generates e-mail addresses, US phone numbers, SSNs, Luhn-valid card numbers and ``sk-`` keys, and
 draws IP addresses, mod-97-valid IBANs, crypto wallet addresses and one of the secret kinds (OpenAI, Anthropic, AWS
 access and secret keys, GitHub tokens, JWTs, bearer tokens, Slack and Stripe tokens, passwords: the redaction
-corpus's generator, tests/sdk/redaction_corpus.py); all of them go through the SDK (``capture="redacted"``) in the
+corpus's generator, tests/helpers/redaction_corpus.py); all of them go through the SDK (``capture="redacted"``) in the
 same collector run, as prompts and as feedback comments, and none may appear anywhere in ``llm_calls``, ``spans``,
 ``prompt_logs`` or ``feedback``.
 """
@@ -40,7 +40,7 @@ from hypothesis import strategies as st  # noqa: E402
 import inferwatch  # noqa: E402
 from examples.mock_llm import count_tokens, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
-from tests.sdk.redaction_corpus import _Gen, luhn_complete  # noqa: E402
+from tests.helpers.redaction_corpus import _Gen, luhn_complete  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = "e2e"

@@ -25,8 +25,8 @@ import inferwatch  # noqa: E402
 from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
-from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
-from tests.otel_exporters import NullMetricExporter  # noqa: E402
+from tests.helpers.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "claude-haiku-4-5"
 SNAPSHOT = "claude-haiku-4-5-20251001"

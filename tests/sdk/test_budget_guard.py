@@ -29,8 +29,8 @@ import inferwatch  # noqa: E402
 from inferwatch import _guard, budget  # noqa: E402
 from inferwatch import client as iw_client  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
-from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
-from tests.otel_exporters import NullMetricExporter  # noqa: E402
+from tests.helpers.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
 
 REFRESH_S = 0.05
 API_KEY = "iwk_budget_test"

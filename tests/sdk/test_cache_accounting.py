@@ -27,7 +27,7 @@ import inferwatch  # noqa: E402
 from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
 from inferwatch.metrics import InferenceMetrics, normalise_anthropic_usage  # noqa: E402
-from tests.otel_exporters import NullMetricExporter  # noqa: E402
+from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "claude-opus-4-5"
 SNAPSHOT = "claude-opus-4-5-20251101"

@@ -24,8 +24,8 @@ from inferwatch import _guard
 from inferwatch.disk_buffer import DiskBuffer, DiskBufferLocked
 from inferwatch.options import Options, resolve
 from inferwatch.telemetry import Pipeline
-from tests.forked import in_child
-from tests.sdk._pipelines import stop_all
+from tests.helpers.forked import in_child
+from tests.helpers.pipelines import stop_all
 
 HOLD_LIMIT_S = 120.0  # the hanging server lets go by itself after this (and says so): the test then fails
 

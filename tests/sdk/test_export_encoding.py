@@ -29,7 +29,7 @@ from inferwatch import _guard, _otlp, telemetry
 from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
-from tests.sdk._pipelines import stop_all
+from tests.helpers.pipelines import stop_all
 from tests.sdk.test_telemetry import Receiver
 
 VALUES: list[Any] = ["", "abc", "é€x" * 50, "x" * 300, True, False, 0, 1, -1, 127, 128, 300, 2**40, -(2**63),

@@ -322,7 +322,7 @@ def test_delivered_to_the_real_collector(collector, store):
     import httpx
 
     from inferwatch_collector.rows import LLM_CALL_COLUMNS
-    from tests.collector.factories import llm_call
+    from tests.helpers.factories import llm_call
 
     url, keys = collector
     row = llm_call("p1", trace_id=TRACE, model="gpt-4o", experiment="prompt-v3", variant="B", feature="chat")
@@ -560,7 +560,7 @@ def test_feedback_sent_before_its_call_arrived_gets_the_calls_fields(collector, 
     import httpx
 
     from inferwatch_collector.rows import LLM_CALL_COLUMNS
-    from tests.collector.factories import llm_call
+    from tests.helpers.factories import llm_call
 
     monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 1.0)
     url, keys = collector
@@ -683,7 +683,7 @@ def test_an_item_sent_early_in_vain_still_gets_its_later_send(receiver, monkeypa
 def test_a_forked_child_sends_its_own_feedback_only(receiver):
     """The child of a fork starts a sender of its own: it sends its own items, never the parent's queue (the
     parent sends those, once)."""
-    from tests.forked import in_child
+    from tests.helpers.forked import in_child
 
     receiver.delay_s = 0.3
     start(receiver.url)

@@ -24,7 +24,7 @@ from inferwatch import _guard, _responses
 from inferwatch import client as iw_client
 from inferwatch import semconv as sc
 from inferwatch.metrics import InferenceMetrics
-from tests.otel_exporters import KeepingMetricExporter
+from tests.helpers.otel_exporters import KeepingMetricExporter
 
 
 @pytest.fixture

@@ -37,8 +37,8 @@ from inferwatch.integrations import _streams  # noqa: E402
 from inferwatch.integrations import openai as iw_openai  # noqa: E402
 from inferwatch.llm_call import LlmCall, ProviderCall  # noqa: E402
 from inferwatch.metrics import InferenceMetrics  # noqa: E402
-from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
-from tests.sdk.faults import Raiser  # noqa: E402
+from tests.helpers.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.helpers.faults import Raiser  # noqa: E402
 
 _LLM_CALL = sys.modules[LlmCall.__module__]  # (inferwatch.llm_call is also the name of a function)
 

@@ -23,8 +23,8 @@ from inferwatch import _guard, telemetry
 from inferwatch import client as iw_client
 from inferwatch import semconv as sc
 from inferwatch.llm_call import LlmCall
-from tests.otel_exporters import KeepingMetricExporter
-from tests.sdk.faults import Raiser
+from tests.helpers.otel_exporters import KeepingMetricExporter
+from tests.helpers.faults import Raiser
 
 observe_module = sys.modules["inferwatch.observe"]  # (inferwatch.observe is also the name of the decorator)
 llm_call_module = sys.modules[LlmCall.__module__]

@@ -34,8 +34,8 @@ from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
 from inferwatch.integrations import _streams  # noqa: E402
 from inferwatch.integrations import openai as _openai_integration  # noqa: E402
-from tests.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
-from tests.otel_exporters import NullMetricExporter  # noqa: E402
+from tests.helpers.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
+from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 SNAPSHOT = "gpt-4o-mini-2024-07-18"

@@ -28,7 +28,7 @@ import inferwatch  # noqa: E402
 from inferwatch import _guard, _responses  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
 from inferwatch.telemetry import ID_POOL_SIZE  # noqa: E402
-from tests.otel_exporters import KeepingMetricExporter, NullMetricExporter  # noqa: E402
+from tests.helpers.otel_exporters import KeepingMetricExporter, NullMetricExporter  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 CLAUDE = "claude-haiku-4-5"

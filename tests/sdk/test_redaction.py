@@ -45,7 +45,7 @@ from inferwatch.redaction import (  # noqa: E402
     resolve_conflicts,
     ssn_valid,
 )
-from tests.sdk.redaction_corpus import (  # noqa: E402
+from tests.helpers.redaction_corpus import (  # noqa: E402
     Sample,
     btc_bech32,
     btc_p2pkh,
@@ -244,7 +244,7 @@ def test_values_at_the_start_of_a_line_of_a_json_capture_are_found() -> None:
     JSON capture: all found, the JSON still valid."""
     import json
 
-    from tests.sdk.redaction_corpus import corpus
+    from tests.helpers.redaction_corpus import corpus
 
     missed: list[tuple[str, str]] = []
     for sample in corpus(60):

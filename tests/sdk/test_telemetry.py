@@ -26,9 +26,9 @@ from inferwatch import _guard, telemetry
 from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
-from tests.otel_exporters import KeepingMetricExporter
-from tests.forked import in_child
-from tests.sdk._pipelines import stop_all
+from tests.helpers.otel_exporters import KeepingMetricExporter
+from tests.helpers.forked import in_child
+from tests.helpers.pipelines import stop_all
 
 EMAIL = "alice@example.com"
 SECRET = "sk-proj-" + "A1b2C3d4" * 5

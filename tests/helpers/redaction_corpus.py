@@ -375,7 +375,7 @@ def corpus(n: int = 300, seed: int = 20261202) -> list[Sample]:
     return [_sample(g, i) for i in range(n)]
 
 
-if __name__ == "__main__":  # a quick look: python tests/sdk/redaction_corpus.py
+if __name__ == "__main__":  # a quick look: python tests/helpers/redaction_corpus.py
     for sample in corpus(3):
         print(sample.kind, len(sample.text), [(p.entity, p.value) for p in sample.planted])
         print(sample.text, end="\n\n")

@@ -17,7 +17,7 @@ from typing import Any
 from inferwatch_collector.routes.feedback import COLUMNS as FEEDBACK_COLUMNS
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, SPAN_COLUMNS, LlmCallRow
 from inferwatch_collector.store import Store
-from tests.collector.factories import llm_call
+from tests.helpers.factories import llm_call
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
 LLM_SPAN_ID = "00f067aa0ba902b7"
