@@ -39,17 +39,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from inferwatch_collector.cost_reports import (
+from inferwatch_collector.cost.reports import (
     DIMENSIONS,
     compute_cost_report,
     run_cost_report_job,
     save_cost_report,
 )
 from inferwatch_collector.migrations import migrate, target_for
-from inferwatch_collector.prices import PriceTable, bundled_table
+from inferwatch_collector.cost.price_table import PriceTable, bundled_table
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
-from inferwatch_collector.whatif import run_whatif
+from inferwatch_collector.cost.whatif import run_whatif
 from timing import fmt, timed  # noqa: E402
 
 PROJECT = "bench"

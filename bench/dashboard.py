@@ -61,9 +61,9 @@ import uvicorn  # noqa: E402
 
 from inferwatch_collector.app import create_app  # noqa: E402
 from inferwatch_collector.auth import KeyStore  # noqa: E402
-from inferwatch_collector.budgets import create_budget, validate_budget  # noqa: E402
+from inferwatch_collector.cost.budgets import create_budget, validate_budget  # noqa: E402
 from inferwatch_collector.migrations import migrate, target_for  # noqa: E402
-from inferwatch_collector.prices import PriceTable, bundled_table  # noqa: E402
+from inferwatch_collector.cost.price_table import PriceTable, bundled_table  # noqa: E402
 from inferwatch_collector.settings import Settings  # noqa: E402
 from inferwatch_collector.store import Store  # noqa: E402
 from inferwatch_dashboard import timerange  # noqa: E402

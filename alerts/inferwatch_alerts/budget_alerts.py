@@ -5,7 +5,7 @@ backtests call it with any ``now``. It keeps no memory between calls. What was a
 ``alert_events`` each time, so an alert goes out exactly once per threshold, budget revision and period, across
 repeated evaluations and across restarts (one active scheduler is the deployment rule, DESIGN §2).
 
-What gets recorded, per budget (the decision itself is the pure :func:`inferwatch_collector.budgets.due_alerts`):
+What gets recorded, per budget (the decision is the pure :func:`inferwatch_collector.cost.budgets.due_alerts`):
 
 * a ``firing`` event in ``alert_events`` with ``rule_id = "budget:<budget_id>"``, ``series_key`` the budget's
   scope (``project``, ``feature=<name>``, ``user=<hash>``), severity ``critical`` for a hard budget at or over
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
-from inferwatch_collector.budgets import (
+from inferwatch_collector.cost.budgets import (
     FORECAST,
     Budget,
     DueAlert,

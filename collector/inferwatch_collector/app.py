@@ -22,7 +22,7 @@ from .auth import AuthError, KeyStore
 from .ingest_dedup import RecentRequests
 from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
-from .pricing import pricer_for
+from .cost.ingest_pricer import pricer_for
 from .ratelimit import RateLimiter
 from .routes import (
     alerts,

@@ -84,7 +84,7 @@ def _open(settings: Settings) -> Any:
 
 
 def cmd_budgets(args: argparse.Namespace) -> int:
-    from . import budgets
+    from .cost import budgets
 
     store = _open(_settings(args))
     try:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .prices import ModelPrice, PriceTable, Rates
+    from .cost.price_table import ModelPrice, PriceTable, Rates
 
 log = logging.getLogger("inferwatch")
 
@@ -295,7 +295,7 @@ def cmd_config(args: argparse.Namespace) -> int:
 # --- prices ----------------------------------------------------------------------------------------------------
 def _price_table(args: argparse.Namespace) -> PriceTable:
     """The table calls are priced with: bundled, plus ``--prices-file`` or the configured user price file."""
-    from .prices import load_table
+    from .cost.price_table import load_table
 
     user_file = args.prices_file or getattr(_settings(args), "prices_file", None)
     return load_table(user_file or None)
@@ -311,7 +311,7 @@ def _per_million(value: int, unit: int) -> str:
 
 
 def _show_rates(price: ModelPrice, rates: Rates, tag: str | None) -> None:
-    from .prices import CACHE_READ, CACHE_WRITE, CACHE_WRITE_1H, OUTPUT, REASONING, tier_field
+    from .cost.price_table import CACHE_READ, CACHE_WRITE, CACHE_WRITE_1H, OUTPUT, REASONING, tier_field
 
     def given(field: str) -> bool:
         return field in price.fields or (tag is not None and tier_field(field, tag) in price.fields)
@@ -330,7 +330,7 @@ def _show_rates(price: ModelPrice, rates: Rates, tag: str | None) -> None:
 
 
 def cmd_prices(args: argparse.Namespace) -> int:
-    from .prices import TIER_THRESHOLDS, import_litellm, load_table
+    from .cost.price_table import TIER_THRESHOLDS, import_litellm, load_table
 
     if args.prices_command == "import":
         result = import_litellm(args.file, args.out)

@@ -35,9 +35,9 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_recompute(args: argparse.Namespace) -> int:
-    from .cost_recompute import recompute_costs
+    from .cost.recompute import recompute_costs
     from .migrations import target_for
-    from .prices import load_table
+    from .cost.price_table import load_table
     from .store import Store
 
     data_dir = getattr(args, "data_dir", None)  # the global --data-dir

@@ -49,7 +49,7 @@ def _config(make_settings: Callable[[], Settings]) -> tuple[Settings | None, lis
                     + ("embedded chDB at " + str(settings.data_dir) if settings.embedded
                        else f"ClickHouse at {settings.clickhouse_url}, database {settings.database}") + ")")]
     if settings.prices_file:
-        from .prices import load_table
+        from .cost.price_table import load_table
 
         try:
             table = load_table(settings.prices_file)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .native import EncodedRows, encode_rows
 from .normalize import normalize
 from .otlp_decode import decode_traces_fast
-from .pricing import pricer_for
+from .cost.ingest_pricer import pricer_for
 
 
 @dataclass(frozen=True)

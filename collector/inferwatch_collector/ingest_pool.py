@@ -33,9 +33,10 @@ def _warm() -> int:
     """Run once per worker at start so the first real request does not pay for imports."""
     import os
 
-    from . import normalize, pricing  # noqa: F401  (import cost is the point)
+    from . import normalize  # noqa: F401  (import cost is the point)
+    from .cost import ingest_pricer
 
-    pricing.pricer_for(None)  # parse the bundled price table now, not on the first request
+    ingest_pricer.pricer_for(None)  # parse the bundled price table now, not on the first request
 
     return os.getpid()
 

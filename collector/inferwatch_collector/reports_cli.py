@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .cost_reports import DIMENSIONS, PERIODS, STORED_LINES, Breakdown, CostReport, Metrics
+from .cost.reports import DIMENSIONS, PERIODS, STORED_LINES, Breakdown, CostReport, Metrics
 from .settings import Settings
-from .whatif import WhatIfResult
+from .cost.whatif import WhatIfResult
 
 PRINTED_LINES = 25
 CSV_LINES = 100_000
@@ -65,7 +65,7 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from .cost_reports import compute_cost_report, parse_day, save_cost_report
+    from .cost.reports import compute_cost_report, parse_day, save_cost_report
     from .migrations import migrate, target_for
     from .store import Store
 
@@ -106,9 +106,9 @@ def parse_rule(text: str, option: str) -> dict[str, Any]:
 
 
 def cmd_whatif(args: argparse.Namespace) -> int:
-    from .prices import load_table
+    from .cost.price_table import load_table
     from .store import Store
-    from .whatif import run_whatif
+    from .cost.whatif import run_whatif
 
     settings = _settings(args)
     request: dict[str, Any] = {}

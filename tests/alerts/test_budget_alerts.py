@@ -9,7 +9,7 @@ import pytest
 from inferwatch_alerts import budget_alerts
 from inferwatch_alerts.budget_alerts import BudgetAlertEvent, BudgetEvaluationError, evaluate_budgets
 from inferwatch_alerts.job_runs import run_recorded
-from inferwatch_collector import budgets as b
+from inferwatch_collector.cost import budgets as b
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 from fastapi.testclient import TestClient
-from inferwatch_collector import budgets as b
+from inferwatch_collector.cost import budgets as b
 from inferwatch_collector.app import create_app
 from inferwatch_collector.cli import main
 from inferwatch_collector.rows import LLM_CALL_COLUMNS

@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from inferwatch_collector.app import create_app
-from inferwatch_collector.prices import PriceFileError, bundled_table
+from inferwatch_collector.cost.price_table import PriceFileError, bundled_table
 
 from tests.helpers import payloads
 from .conftest import Keys

@@ -11,10 +11,10 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st
 
-from inferwatch_collector.cost_recompute import COST_ROLLUPS, RecomputeError, recompute_costs
+from inferwatch_collector.cost.recompute import COST_ROLLUPS, RecomputeError, recompute_costs
 from inferwatch_collector.migrations import Target, migrate, migration_files, render, target_for
-from inferwatch_collector.prices import parse_table
-from inferwatch_collector.pricing import make_pricer
+from inferwatch_collector.cost.price_table import parse_table
+from inferwatch_collector.cost.ingest_pricer import make_pricer
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store

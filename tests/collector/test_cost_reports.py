@@ -13,13 +13,13 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import pytest
 
 from inferwatch_collector.cli import main
-from inferwatch_collector.cost_reports import (
+from inferwatch_collector.cost.reports import (
     CSV_COLUMNS, DIMENSIONS, OTHER_KEY, Metrics, ReportError, breakdown_sql, cap_lines, compute_cost_report,
     forecast_month_end, load_cost_report, parse_day, period_bounds, run_cost_report_job, save_cost_report,
 )
 from inferwatch_collector.migrations import migrate, target_for
-from inferwatch_collector.prices import parse_table
-from inferwatch_collector.pricing import make_pricer
+from inferwatch_collector.cost.price_table import parse_table
+from inferwatch_collector.cost.ingest_pricer import make_pricer
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from inferwatch_collector.costing import CostBreakdown, Usage, price_call, price_tokens
-from inferwatch_collector.prices import PriceTable, load_table, parse_table, with_overrides
+from inferwatch_collector.cost.call_cost import CostBreakdown, Usage, price_call, price_tokens
+from inferwatch_collector.cost.price_table import PriceTable, load_table, parse_table, with_overrides
 
 TABLE_DOC = {
     "price_version": "test-1",

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from inferwatch_collector import prices
+from inferwatch_collector.cost import price_table as prices
 from inferwatch_collector.cli import main
-from inferwatch_collector.prices import (
+from inferwatch_collector.cost.price_table import (
     BUNDLED_PATH,
     PriceFileError,
     bundled_table,

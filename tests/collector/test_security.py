@@ -260,7 +260,7 @@ def make_world(settings: Settings, store: Store) -> Iterator[World]:
     keys["p2"] = ks.create_key("p2", list(SCOPES), name="p2-all")
     p1_key_id = keys["admin"].split("_")[1]
     seed(store)
-    from inferwatch_collector import budgets
+    from inferwatch_collector.cost import budgets
 
     budgets.create_budget(store, "p1", budgets.validate_budget(
         budget_id=P1_BUDGET, scope_type="project", scope_value="", period="day", kind="soft", limit_usd=10.0,

@@ -8,14 +8,14 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from inferwatch_collector.cli import main
-from inferwatch_collector.costing import price_tokens
+from inferwatch_collector.cost.call_cost import price_tokens
 from inferwatch_collector.migrations import migrate, target_for
-from inferwatch_collector.prices import bundled_table
-from inferwatch_collector.pricing import make_pricer
+from inferwatch_collector.cost.price_table import bundled_table
+from inferwatch_collector.cost.ingest_pricer import make_pricer
 from inferwatch_collector.rows import LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
-from inferwatch_collector.whatif import WhatIfError, parse_request, run_whatif, split_traffic
+from inferwatch_collector.cost.whatif import WhatIfError, parse_request, run_whatif, split_traffic
 
 from .conftest import Keys
 from tests.helpers.factories import llm_call

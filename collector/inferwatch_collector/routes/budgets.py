@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, HTTPException, Path, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from .. import budgets
+from ..cost import budgets
 from ..auth import AuthError, Principal
 from ..deps import AdminPrincipal, ReadPrincipal, StoreDep, authenticate
 from ..store import Store

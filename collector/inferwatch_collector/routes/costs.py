@@ -14,10 +14,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, HTTPException, Query
 from fastapi.responses import Response
 
-from ..cost_reports import DEFAULT_LINE_LIMIT, CostReport, ReportError, compute_cost_report, parse_day
+from ..cost.reports import DEFAULT_LINE_LIMIT, CostReport, ReportError, compute_cost_report, parse_day
 from ..deps import ReadPrincipal, SettingsDep, StoreDep
-from ..prices import load_table
-from ..whatif import WhatIfError, run_whatif
+from ..cost.price_table import load_table
+from ..cost.whatif import WhatIfError, run_whatif
 
 router = APIRouter(prefix="/api/v1", tags=["costs"])
 

@@ -57,7 +57,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
-from .store import Store
+from ..store import Store
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Why in SQL: a day can hold millions of calls; reading them out to re-price in Python and writing them back would
 move every column. Instead the distinct models of the range are resolved in Python against the
-:class:`~.prices.PriceTable` (the same resolution ingest uses), their exact integer rates (:class:`~.prices.Rates`)
+:class:`~.price_table.PriceTable` (the same resolution ingest uses), their exact integer rates (:class:`~.price_table.Rates`)
 are passed as query parameters, and one ``ALTER TABLE ... UPDATE`` applies the formula of :mod:`.costing` to
 every call of the range, in Int128 arithmetic with the same rounding. A test holds the two implementations to the
 same results on the golden vectors and on generated usage.
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from .prices import PriceTable, Rates
-from .store import Store
+from .price_table import PriceTable, Rates
+from ..store import Store
 
 #: Rollups that hold cost, and the time column that buckets them (all are fed by a view on llm_calls).
 COST_ROLLUPS: tuple[tuple[str, str], ...] = (
@@ -98,7 +98,7 @@ def _append_rates(params: dict[str, Any], prefix: str, rates: Rates) -> None:
 
 def cost_assignments() -> str:
     """The ``UPDATE`` clause (column = expression, ...) that prices a row from the :func:`_rate_arrays`
-    parameters, mirroring :func:`.costing.price_tokens` and :func:`.pricing.make_pricer` exactly."""
+    parameters, mirroring :func:`.call_cost.price_tokens` and :func:`.ingest_pricer.make_pricer` exactly."""
     idx = "indexOf({models:Array(String)}, model)"
     tier = f"arrayFirstIndex(t -> input_tokens > t, arrayElement({{tier_threshold:Array(Array(UInt64))}}, {idx}))"
 

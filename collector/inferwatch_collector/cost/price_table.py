@@ -1,8 +1,8 @@
 """The price table: a bundled, pinned list of model prices, user overrides, and model-name resolution.
 
 Why a bundled table: a cost must be reproducible, so prices are never fetched at run time (DESIGN §7). The bundled
-file ``data/prices.json`` uses the field names of LiteLLM's ``model_prices_and_context_window.json`` (USD per
-token) so LiteLLM's file can be imported as is (:func:`import_litellm`) and entries can be compared side by side.
+file ``prices.json`` beside this module uses the field names of LiteLLM's ``model_prices_and_context_window.json``
+(USD per token) so LiteLLM's file can be imported as is (:func:`import_litellm`) and entries can be compared side by side.
 
 A table has a ``price_version``. Every priced row is stamped with it, so a report can say which prices it used and
 a recompute job can find the rows a price change touches. A user price file (JSON or YAML) overrides or adds
@@ -44,7 +44,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Iterator, Mapping
 
-BUNDLED_PATH = Path(__file__).with_name("data") / "prices.json"
+BUNDLED_PATH = Path(__file__).with_name("prices.json")
 
 #: Rates are held as exact integers in units of 1e-18 USD per token (a price written with more decimals than
 #: that is rounded half-even: the error is below $1e-9 per billion tokens).

@@ -15,9 +15,9 @@ import os
 import threading
 from pathlib import Path
 
-from .costing import price_tokens
-from .normalize import Pricer
-from .prices import PriceTable, load_table
+from .call_cost import price_tokens
+from ..normalize import Pricer
+from .price_table import PriceTable, load_table
 
 _lock = threading.Lock()
 _cache: dict[str | None, tuple[tuple[int, int] | None, Pricer]] = {}
@@ -53,7 +53,7 @@ def _stamp(path: str | None) -> tuple[int, int] | None:
 
 def pricer_for(prices_file: str | Path | None) -> Pricer:
     """The pricer for the bundled table plus ``prices_file`` (None: bundled only), reloaded when the file
-    changes. Raises :class:`~.prices.PriceFileError` (or ``OSError``) when the file cannot be used."""
+    changes. Raises :class:`~.price_table.PriceFileError` (or ``OSError``) when the file cannot be used."""
     key = None if prices_file is None else str(prices_file)
     stamp = _stamp(key)
     cached = _cache.get(key)

@@ -1,4 +1,4 @@
-"""Cost of one LLM call from its normalised usage and a :class:`~.prices.PriceTable` (DESIGN §7). Pure functions.
+"""Cost of one LLM call from its normalised usage and a :class:`~.price_table.PriceTable` (DESIGN §7). Pure functions.
 
 Usage is in the OTel convention the ``llm_calls`` columns use: ``input_tokens`` *includes* cache reads and cache
 writes, ``output_tokens`` *includes* reasoning tokens (:mod:`.normalize` converts every provider's accounting to
@@ -17,7 +17,7 @@ Claude Sonnet 4 and Gemini 2.5 Pro), that tier's rates apply to the whole call. 
 Never a silent zero: an unknown model costs 0 with ``unpriced=True``; a call whose usage never arrived (a stream
 cut short, a client that dropped it) costs 0 with ``usage_missing=True``; both are counted and shown.
 
-Exactness: rates are exact integers (:class:`~.prices.Rates`): of 1e-12 USD per token for every list price, so
+Exactness: rates are exact integers (:class:`~.price_table.Rates`): of 1e-12 USD per token for every list price, so
 a component is an exact integer product; of 1e-18 USD otherwise (a GPU-hour price), and then each component is
 rounded half-up to 1e-12 USD. ``total`` is the sum of the components as integers, divided once, so a call's total
 equals the sum of its parts and a sum over millions of calls is exact to the cent. ``cache_savings`` is what the
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .prices import PriceTable
+from .price_table import PriceTable
 
 _PICO = 1_000_000_000_000  # 1e-12 USD units per USD
 _ROUND = 1_000_000  # 1e-18 USD (rates not exact in 1e-12 USD) -> 1e-12 USD

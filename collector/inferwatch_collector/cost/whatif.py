@@ -48,9 +48,9 @@ from dataclasses import dataclass, fields
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
-from .cost_reports import PERIODS, Period, ReportError, parse_day, period_bounds
-from .prices import TIER_THRESHOLDS, PriceTable, Rates
-from .store import Store
+from .reports import PERIODS, Period, ReportError, parse_day, period_bounds
+from .price_table import TIER_THRESHOLDS, PriceTable, Rates
+from ..store import Store
 
 SCOPE_FIELDS = ("provider", "model", "feature", "prompt_template")
 #: Long-context thresholds, highest first: a call's band is the first one its prompt exceeds (0: none).

@@ -41,7 +41,7 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal
 from typing import Any, Final, Literal
 
-from .store import Store
+from ..store import Store
 
 ScopeType = Literal["project", "feature", "user"]
 Period = Literal["day", "month"]
