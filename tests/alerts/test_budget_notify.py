@@ -9,7 +9,7 @@ from inferwatch_alerts.rules import parse_rules
 from inferwatch_collector.store import Store
 
 from tests.helpers.notif_receiver import Receiver
-from .test_budget_alerts import LATE, make, spend
+from tests.helpers.budget_data import LATE, make, spend
 
 RULES = """
 version: 1

@@ -19,7 +19,7 @@ from inferwatch_collector.cost.whatif import WhatIfError, parse_request, run_wha
 
 from .conftest import Keys
 from tests.helpers.factories import llm_call
-from .test_cost_reports import TABLE, at, insert, priced, random_calls
+from tests.helpers.cost_data import TABLE, at, insert, priced, random_calls
 
 TODAY = datetime.now(UTC).date()
 DAY = TODAY - timedelta(days=3)
