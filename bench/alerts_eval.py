@@ -41,7 +41,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from inferwatch_alerts.evaluate import DbBackend, MemoryBackend, evaluate, observe, window_end
+from inferwatch_alerts.alert_state import DbBackend, MemoryBackend
+from inferwatch_alerts.evaluate import evaluate, window_end
+from inferwatch_alerts.observations import observe
 from inferwatch_alerts.rules import load_rules
 from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings

@@ -6,7 +6,7 @@ very function the scheduler runs, with the evaluation time as its argument), so 
 scheduler would have done with those rules, including ``for`` durations, re-notifications, silences that were
 active then, and hourly drift rules on the hour.
 
-States live in memory (:class:`~inferwatch_alerts.evaluate.MemoryBackend`): ``alert_state`` and ``alert_events``
+States live in memory (:class:`~.alert_state.MemoryBackend`): ``alert_state`` and ``alert_events``
 are not touched unless ``persist`` is asked for, and nothing is sent unless a dispatcher is given (``--notify``).
 A replay starts with no open incidents; each tick reads the rollups for its windows, so a week at one-minute
 steps is about ten thousand evaluations: use a larger ``step_s`` for long ranges (``for`` durations are still
@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from inferwatch_collector.store import Store
 
-from .evaluate import AlertEvent, DbBackend, MemoryBackend, Sent, Series, StateBackend, evaluate
+from .alert_state import AlertEvent, DbBackend, MemoryBackend, Series, StateBackend
+from .evaluate import Sent, evaluate
 from .rules import RuleSet
 from .timeutil import iso_s as _iso, utc as _utc
 

@@ -1,19 +1,19 @@
-"""One evaluation of the alert rules at a given time: the function the scheduler runs every minute and the
-backtest replays over history.
+"""Alert rule evaluation: :func:`evaluate` (one evaluation at a given time, which the backtest replays over
+history) and :class:`RuleEvaluationJob` (the scheduler's job that runs it every minute).
 
 :func:`evaluate` takes the evaluation time as an argument and keeps nothing between calls: every series' state
-comes from a :class:`StateBackend` (``alert_state`` for the scheduler, memory for a backtest), so a restarted
-scheduler carries on mid-incident, and a backtest runs exactly the code that pages people.
+comes from a :class:`~.alert_state.StateBackend` (``alert_state`` for the scheduler, memory for a backtest), so a
+restarted scheduler carries on mid-incident, and a backtest runs exactly the code that pages people.
 
 One evaluation:
 
 1. the data window ends ``evaluation_offset`` (60 s by default) before ``at``, on a minute boundary, so calls
    still being exported by SDK batching are not read as a dip; a rule evaluated ``every`` hour uses the latest
    whole hour;
-2. each due rule reads its signal per group (:mod:`.signals`), and turns it into an observation: a threshold
-   comparison, a baseline comparison, or a drift test (:mod:`.drift`); groups under ``min_requests`` are no data;
+2. each due rule reads its signal per group and turns it into an observation (:mod:`.observations`); groups
+   under ``min_requests`` are no data;
 3. each series' state advances (:mod:`.lifecycle`); transitions are appended to ``alert_events`` and states
-   written to ``alert_state``, in one insert each, *before* anything is sent;
+   written to ``alert_state`` (:mod:`.alert_state`), in one insert each, *before* anything is sent;
 4. the notifications now due (pages, re-notifications, resolves; silences hold back pages) go to the
    dispatcher, and the states are written again, marked as sent. A crash between 3 and 4 leaves them due, so
    they are sent on the next evaluation with the same dedup key (PagerDuty deduplicates a repeated trigger);
@@ -29,23 +29,22 @@ the job run is then recorded as a failure so the cause is visible.
 from __future__ import annotations
 
 import logging
-import math
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 
 from inferwatch_collector.store import Store
 
-from . import drift
+from .alert_messages import notification_for, retired_event, transition_event
+from .alert_state import AlertEvent, DbBackend, Series, StateBackend
 from .job_runs import JobFailed
 from .lifecycle import (
     EPOCH,
     NO_DATA,
     Notice,
-    Observation,
     Policy,
     SeriesState,
     Transition,
@@ -54,10 +53,10 @@ from .lifecycle import (
     mark_sent,
     notifications_due,
 )
-from .rules import OPS, BaselineSpec, DetectorSpec, Rule, RuleSet, Threshold, format_value, load_configured
-from .signals import WindowRow, read_length_histograms, read_windows, value_of
+from .observations import Observed, observe
+from .rules import Rule, RuleSet, load_configured
 from .silences import Silence, active_silences, find_silence
-from .timeutil import iso_s as _iso, to_ms as _ms, utc as _utc
+from .timeutil import iso_s as _iso, utc as _utc
 
 if TYPE_CHECKING:  # the notifiers are imported when a dispatcher is built, not with this module
     from .notifiers.base import AlertNotification, Notifier
@@ -65,71 +64,7 @@ if TYPE_CHECKING:  # the notifiers are imported when a dispatcher is built, not 
 
 log = logging.getLogger("inferwatch.alerts")
 
-SOURCE_LABEL: Final = "source"
-SOURCE: Final = "rules"
 SECRETS_FILE_ENV: Final = "INFERWATCH_ALERT_SECRETS_FILE"
-DAY: Final = 86400
-EVENT_COLUMNS: Final = ("project_id", "rule_id", "event_time", "series_key", "state", "severity", "metric",
-                        "value", "threshold", "window_s", "message", "labels", "channels")
-STATE_COLUMNS: Final = ("project_id", "rule_id", "series_key", "state", "since", "last_value", "last_eval_at",
-                        "silenced_until", "updated_at", "is_deleted", "incident_start", "dedup_key", "notified",
-                        "notified_key", "last_notified_at", "nodata_since", "severity", "threshold", "baseline",
-                        "labels", "channels")
-
-
-# ------------------------------------------------------------------------------------------------- series
-
-
-@dataclass(frozen=True)
-class Series:
-    """A series' lifecycle state plus what is shown and routed with it (one ``alert_state`` row)."""
-
-    state: SeriesState
-    labels: Mapping[str, str]  # group labels (project excluded)
-    severity: str
-    channels: tuple[str, ...] = ()
-    threshold: float | None = None
-    baseline: float | None = None
-    silenced_until: datetime = EPOCH
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.state.project_id, self.state.rule_id, self.state.series_key)
-
-
-def series_key(labels: Mapping[str, str]) -> str:
-    """``model=gpt-4o,provider=openai`` in group order; ``project`` for a project-level series."""
-    if not labels:
-        return "project"
-    return ",".join(f"{k}={_escape(v)}" for k, v in labels.items())
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace(",", "\\,").replace("=", "\\=")
-
-
-@dataclass(frozen=True)
-class AlertEvent:
-    """One transition, as appended to ``alert_events``."""
-
-    project_id: str
-    rule_id: str
-    series_key: str
-    event_time: datetime
-    state: str
-    severity: str
-    metric: str
-    value: float
-    threshold: float
-    window_s: int
-    message: str
-    labels: Mapping[str, str]
-    channels: tuple[str, ...]
-
-    def row(self) -> tuple[Any, ...]:
-        return (self.project_id, self.rule_id, self.event_time, self.series_key, self.state, self.severity,
-                self.metric, _float(self.value), _float(self.threshold), self.window_s, self.message,
-                dict(self.labels), list(self.channels))
 
 
 @dataclass(frozen=True)
@@ -148,277 +83,6 @@ class Sent:
     @property
     def kind(self) -> str:
         return "renotify" if self.notice.renotify else self.notice.kind
-
-
-# ------------------------------------------------------------------------------------------------ backends
-
-
-class StateBackend(Protocol):
-    """Where series states and events live: ``alert_state``/``alert_events``, or memory for a backtest."""
-
-    def load(self, projects: Sequence[str] | None) -> dict[tuple[str, str, str], Series]: ...
-
-    def record(self, events: Sequence[AlertEvent], series: Sequence[Series]) -> list[Series]: ...
-
-
-class DbBackend:
-    """``alert_state`` (read with FINAL, one row per series) and ``alert_events`` (append-only)."""
-
-    def __init__(self, store: Store, clock: Callable[[], datetime] = lambda: datetime.now(UTC)) -> None:
-        self.store = store
-        self._clock = clock
-
-    def load(self, projects: Sequence[str] | None) -> dict[tuple[str, str, str], Series]:
-        where = f"labels['{SOURCE_LABEL}'] = {{source:String}} AND is_deleted = 0"
-        params: dict[str, Any] = {"source": SOURCE}
-        if projects is not None:
-            where += " AND project_id IN {projects:Array(String)}"
-            params["projects"] = list(projects)
-        columns = [c for c in STATE_COLUMNS if c != "is_deleted"]
-        rows = self.store.query(f"SELECT {', '.join(columns)} FROM alert_state FINAL WHERE {where}",
-                                params).result_rows
-        out = {}
-        for row in rows:
-            r = dict(zip(columns, row))
-            labels = {k: v for k, v in dict(r["labels"]).items() if k != SOURCE_LABEL}
-            state = SeriesState(
-                project_id=r["project_id"], rule_id=r["rule_id"], series_key=r["series_key"], state=r["state"],
-                since=_utc(r["since"]), last_value=float(r["last_value"]),
-                incident_start=_utc(r["incident_start"]), dedup_key=r["dedup_key"], notified=r["notified"],
-                notified_key=r["notified_key"], last_notified_at=_utc(r["last_notified_at"]),
-                nodata_since=_utc(r["nodata_since"]), last_eval_at=_utc(r["last_eval_at"]),
-                updated_at=_utc(r["updated_at"]))
-            series = Series(state, labels, r["severity"], tuple(r["channels"]), _finite(r["threshold"]),
-                            _finite(r["baseline"]), _utc(r["silenced_until"]))
-            out[series.key] = series
-        return out
-
-    def record(self, events: Sequence[AlertEvent], series: Sequence[Series]) -> list[Series]:
-        """Events first (the history is the audit trail), then the states with strictly newer versions."""
-        if events:
-            self.store.insert_columns("alert_events", _columns(e.row() for e in events), EVENT_COLUMNS)
-        if not series:
-            return []
-        now = _ms(self._clock())
-        written = []
-        for s in series:
-            version = max(now, s.state.updated_at + timedelta(milliseconds=1))
-            written.append(replace(s, state=replace(s.state, updated_at=version)))
-        self.store.insert_columns("alert_state", _columns(_state_row(s) for s in written), STATE_COLUMNS)
-        return written
-
-
-class MemoryBackend:
-    """States and events in memory: the backtest's default, so replaying history never touches alert_state."""
-
-    def __init__(self) -> None:
-        self.series: dict[tuple[str, str, str], Series] = {}
-        self.events: list[AlertEvent] = []
-
-    def load(self, projects: Sequence[str] | None) -> dict[tuple[str, str, str], Series]:
-        return {k: v for k, v in self.series.items() if projects is None or k[0] in projects}
-
-    def record(self, events: Sequence[AlertEvent], series: Sequence[Series]) -> list[Series]:
-        self.events.extend(events)
-        for s in series:
-            self.series[s.key] = s
-        return list(series)
-
-
-def _state_row(s: Series) -> tuple[Any, ...]:
-    st = s.state
-    labels = {**s.labels, SOURCE_LABEL: SOURCE}
-    return (st.project_id, st.rule_id, st.series_key, st.state, st.since, _float(st.last_value), st.last_eval_at,
-            s.silenced_until.replace(microsecond=0), st.updated_at, 0, st.incident_start, st.dedup_key,
-            st.notified, st.notified_key, st.last_notified_at, st.nodata_since, s.severity, _float(s.threshold),
-            _float(s.baseline), labels, list(s.channels))
-
-
-def _columns(rows: Iterable[tuple[Any, ...]]) -> list[list[Any]]:
-    return [list(c) for c in zip(*rows)]
-
-
-# ------------------------------------------------------------------------------------------- observations
-
-
-@dataclass(frozen=True)
-class Observed:
-    labels: Mapping[str, str]
-    observation: Observation
-
-
-Observations = dict[tuple[str, str], Observed]  # (project, series key) -> observation
-
-
-def _labels(rule: Rule, values: Sequence[str]) -> dict[str, str]:
-    return dict(zip([g for g in rule.group_by if g != "project"], values))
-
-
-def _span(start: int, end: int) -> dict[str, str]:
-    return {"window_start": _iso(datetime.fromtimestamp(start, UTC)),
-            "window_end": _iso(datetime.fromtimestamp(end, UTC))}
-
-
-def _by_series(rule: Rule, rows: Iterable[WindowRow]) -> dict[tuple[str, tuple[str, ...]], dict[int, WindowRow]]:
-    out: dict[tuple[str, tuple[str, ...]], dict[int, WindowRow]] = {}
-    for row in rows:
-        out.setdefault((row.project_id, row.labels), {})[row.k] = row
-    return out
-
-
-def observe(store: Store, rule: Rule, end: datetime, projects: Sequence[str] | None = None) -> Observations:
-    """Every group's observation of ``rule`` for the window ending at ``end``; groups with no calls at all are
-    absent (the caller treats a known series that is absent as no data)."""
-    e = int(end.timestamp())
-    w = rule.window_s
-    cond = rule.condition
-    if isinstance(cond, Threshold):
-        return _threshold(store, rule, cond, e, projects)
-    if isinstance(cond, BaselineSpec):
-        return _baseline(store, rule, cond, e, projects)
-    if cond.kind == "percentile_creep":
-        return _creep(store, rule, cond, e, projects)
-    days = int(cond.params["baseline_days"])
-    windows = [(e - d * DAY - w, e - d * DAY) for d in range(days + 1)]
-    if cond.kind == "length_shift":
-        return _length(store, rule, cond, windows, projects)
-    return _proportion(store, rule, cond, windows, projects)
-
-
-def _enough(rule: Rule, row: WindowRow | None) -> bool:
-    return row is not None and row.measures.get(rule.signal.volume, 0.0) >= max(1, rule.min_requests)
-
-
-def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequence[str] | None
-               ) -> Observations:
-    start = e - rule.window_s
-    out: Observations = {}
-    for (project, values), windows in _by_series(rule, read_windows(
-            store, rule.signal, rule.group_by, [(start, e)], projects)).items():
-        labels = _labels(rule, values)
-        row = windows.get(0)
-        value = value_of(rule.signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
-        details = {**_span(start, e), "volume": f"{row.measures.get(rule.signal.volume, 0):.0f}" if row else "0"}
-        obs = Observation(None if value is None else OPS[cond.op](value, cond.value), value, cond.value,
-                          details=details)
-        out[(project, series_key(labels))] = Observed(labels, obs)
-    return out
-
-
-def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Sequence[str] | None
-              ) -> Observations:
-    w = rule.window_s
-    current = (e - w, e)
-    if cond.kind == "daily_average":
-        windows = [current, (e - w - cond.lookback_s, e - w)]
-        lengths = [w, cond.lookback_s]
-    else:
-        windows = [current] + [(e - d * DAY - w, e - d * DAY) for d in range(1, cond.days + 1)]
-        lengths = [w] * len(windows)
-    out: Observations = {}
-    for (project, values), rows in _by_series(rule, read_windows(
-            store, rule.signal, rule.group_by, windows, projects)).items():
-        labels = _labels(rule, values)
-        row = rows.get(0)
-        value = value_of(rule.signal, row.measures, w) if row is not None and _enough(rule, row) else None
-        base_values = [value_of(rule.signal, rows[k].measures, lengths[k]) for k in range(1, len(windows))
-                       if _enough(rule, rows.get(k))]
-        usable = [v for v in base_values if v is not None]
-        need = 1 if cond.kind == "daily_average" else min(3, cond.days)
-        baseline = sum(usable) / len(usable) if len(usable) >= need else None
-        details = {**_span(*current), "baseline_windows": str(len(usable)),
-                   "baseline_start": _iso(datetime.fromtimestamp(min(s for s, _ in windows[1:]), UTC))}
-        if value is None or baseline is None:
-            obs = Observation(None, value, baseline=baseline, details=details)
-        else:
-            limit = cond.factor * baseline
-            breaching = OPS[cond.op](value, limit) and max(value, baseline) >= cond.min_value
-            obs = Observation(breaching, value, limit, baseline, details)
-        out[(project, series_key(labels))] = Observed(labels, obs)
-    return out
-
-
-def _drift_observation(result: drift.DriftResult | None, window: tuple[int, int],
-                       baseline_start: int) -> Observation:
-    if result is None:
-        return NO_DATA
-    details = {**_span(*window), "baseline_start": _iso(datetime.fromtimestamp(baseline_start, UTC)),
-               "method": result.method, "statistic": f"{result.statistic:.4g}",
-               "critical": f"{result.critical:.4g}", **dict(result.details)}
-    if result.p_value is not None:
-        details["p_value"] = f"{result.p_value:.3g}"
-    return Observation(result.finding, result.value, None, result.baseline, details)
-
-
-def _proportion(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tuple[int, int]],
-                projects: Sequence[str] | None) -> Observations:
-    signal, p = rule.signal, cond.params
-    grouped = _by_series(rule, read_windows(store, signal, rule.group_by, windows, projects))
-
-    def counts(row: WindowRow | None) -> drift.Counts:
-        if row is None:
-            return drift.Counts(0, 0)
-        return drift.Counts(row.measures.get(signal.numerator, 0.0), row.measures.get(signal.denominator, 0.0))
-
-    minimum = max(1, rule.min_requests)
-    tests = sum(1 for rows in grouped.values() if counts(rows.get(0)).trials >= minimum)
-    out: Observations = {}
-    for (project, values), rows in grouped.items():
-        labels = _labels(rule, values)
-        result = drift.proportion_spike(
-            counts(rows.get(0)), [counts(rows.get(k)) for k in range(1, len(windows))], tests=tests,
-            alpha=p["alpha"], min_volume=minimum, min_baseline_days=int(p["min_baseline_days"]),
-            min_ratio=p["min_ratio"], min_increase=p["min_increase"], min_day_cv=p["min_day_cv"])
-        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[0],
-                                                                                  windows[-1][0]))
-    return out
-
-
-def _length(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tuple[int, int]],
-            projects: Sequence[str] | None) -> Observations:
-    p = cond.params
-    grouped = read_length_histograms(store, rule.group_by, windows, projects)
-    minimum = max(1, rule.min_requests)
-    tests = sum(1 for hists in grouped.values() if 0 in hists and hists[0].n >= minimum)
-    out: Observations = {}
-    for (project, values), hists in grouped.items():
-        labels = _labels(rule, values)
-        current = hists.get(0)
-        days = [hists[k] for k in range(1, len(windows)) if k in hists]
-        result = None
-        if current is not None:
-            base_n = sum(h.n for h in days)
-            result = drift.length_shift(
-                current.counts, [h.counts for h in days], current_mean=current.mean,
-                baseline_mean=sum(h.tokens for h in days) / base_n if base_n else 0.0, tests=tests,
-                alpha=p["alpha"], min_volume=minimum, min_baseline_days=int(p["min_baseline_days"]),
-                min_distance=p["min_distance"], spread_factor=p["spread_factor"])
-        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[0],
-                                                                                  windows[-1][0]))
-    return out
-
-
-def _creep(store: Store, rule: Rule, cond: DetectorSpec, e: int, projects: Sequence[str] | None) -> Observations:
-    p = cond.params
-    w = rule.window_s
-    n = int(p["reference_days"] + p["monitor_days"])
-    windows = [(e - (n - i) * w, e - (n - i - 1) * w) for i in range(n)]  # oldest first, current last
-    out: Observations = {}
-    for (project, values), rows in _by_series(rule, read_windows(
-            store, rule.signal, rule.group_by, windows, projects, quantile_noise=True)).items():
-        labels = _labels(rule, values)
-        usable = [rows[i] if _enough(rule, rows.get(i)) else None for i in range(n)]
-        daily = [value_of(rule.signal, r.measures, w) if r is not None else None for r in usable]
-        noise = [r.measures.get("q_noise") if r is not None else None for r in usable]
-        result = drift.percentile_creep(daily, noise=noise, reference_days=int(p["reference_days"]), k=p["k"],
-                                        h=p["h"], min_rel_sd=p["min_rel_sd"],
-                                        min_reference=int(p["min_reference"]), confidence=p["confidence"])
-        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[-1],
-                                                                                  windows[0][0]))
-    return out
-
-
-# ------------------------------------------------------------------------------------------------ evaluate
 
 
 @dataclass
@@ -469,8 +133,8 @@ def evaluate(store: Store, ruleset: RuleSet, at: datetime, *, backend: StateBack
              previous_end: datetime | None = None, force: bool = False) -> EvaluationResult:
     """Evaluate every due rule of ``ruleset`` at time ``at``; record transitions; send what is due.
 
-    ``backend`` defaults to the database (:class:`DbBackend`). Without a ``dispatcher`` nothing is sent, but
-    notifications are still worked out and marked as sent (a backtest reports what would have gone out).
+    ``backend`` defaults to the database (:class:`~.alert_state.DbBackend`). Without a ``dispatcher`` nothing is
+    sent, but notifications are still worked out and marked as sent (a backtest reports what would have gone out).
     ``projects`` limits the evaluation to those projects. ``previous_end`` and ``force``: see :func:`due_end`.
     Series of rules that are no longer in ``ruleset`` (or no longer cover their project) are resolved.
     """
@@ -564,7 +228,7 @@ def _step(rule: Rule, ruleset: RuleSet, project: str, key: str, prev: Series | N
                     obs.baseline if obs.baseline is not None else (prev.baseline if prev else None),
                     silence.ends_at if silence is not None else EPOCH)
     notices = notifications_due(state, rule_end, rule.policy, silenced=silence is not None)
-    event = _event(series, transition, rule, obs) if transition is not None else None
+    event = transition_event(series, transition, rule, obs) if transition is not None else None
     # ok series are written once (so a vanished one is known), active ones every time (current value)
     write = first or transition is not None or state.active or _differs(before, state)
     return _Outcome(series, transition, notices, rule, rule_end, event, write)
@@ -587,13 +251,7 @@ def _retire(prev: Series, end: datetime) -> _Outcome | None:
         transition = Transition(st.state, state.state, end)
     series = replace(prev, state=state)
     notices = notifications_due(state, end, Policy(), silenced=False)
-    event = None
-    if transition is not None:
-        message = (f"Alert {st.rule_id} ({st.series_key}) ended: the rule is no longer in the rules file or no "
-                   "longer covers this project.")
-        event = AlertEvent(st.project_id, st.rule_id, st.series_key, end, state.state, prev.severity, "",
-                           st.last_value, _float(prev.threshold), 0, message,
-                           {**prev.labels, "dedup_key": st.dedup_key, "reason": "rule removed"}, prev.channels)
+    event = retired_event(prev, state, end) if transition is not None else None
     return _Outcome(series, transition, notices, None, end, event, True)
 
 
@@ -607,88 +265,6 @@ def _collect(outcome: _Outcome, events: list[AlertEvent],
         due[outcome.series.key] = (outcome.notices, outcome.rule_end, outcome.rule)
 
 
-# ------------------------------------------------------------------------------------------------- messages
-
-
-def _event(series: Series, transition: Transition, rule: Rule, obs: Observation) -> AlertEvent:
-    st = series.state
-    labels = {**series.labels, "dedup_key": st.dedup_key, "title": rule.headline, **obs.details}
-    if obs.baseline is not None:
-        labels["baseline"] = f"{obs.baseline:.6g}"
-    return AlertEvent(st.project_id, rule.id, st.series_key, transition.at, transition.to, rule.severity,
-                      rule.signal.name, _float(obs.value if obs.value is not None else st.last_value),
-                      _float(obs.threshold), rule.window_s, _message(rule, series, transition.to, obs),
-                      labels, series.channels)
-
-
-def _where(series: Series) -> str:
-    return f"{series.state.project_id}" + (f" / {', '.join(f'{k} {v}' for k, v in series.labels.items())}"
-                                            if series.labels else "")
-
-
-def _window_text(seconds: int) -> str:
-    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds % size == 0:
-            n = seconds // size
-            return f"{n} {unit}{'s' if n != 1 else ''}" if n != 1 else f"{unit}"
-    return f"{seconds} s"
-
-
-def _message(rule: Rule, series: Series, state: str, obs: Observation) -> str:
-    signal = rule.signal
-    value = obs.value if obs.value is not None else series.state.last_value
-    where = _where(series)
-    if state == "no_data":
-        return (f"No data for {signal.name} in {where}: fewer than {max(1, rule.min_requests)} calls per "
-                f"{_window_text(rule.window_s)} since {_iso(series.state.nodata_since)}.")
-    if state in ("resolved", "ok"):
-        verb = "recovered" if state == "resolved" else "is back within bounds before the alert fired"
-        return (f"{signal.description.capitalize()} in {where} {verb}: {format_value(signal, value)} over the "
-                f"last {_window_text(rule.window_s)}.")
-    text = (f"{signal.description.capitalize()} in {where} is {format_value(signal, value)} over the last "
-            f"{_window_text(rule.window_s)}")
-    cond = rule.condition
-    if isinstance(cond, Threshold):
-        text += f" (threshold {cond.op} {format_value(signal, cond.value)})"
-    elif isinstance(cond, BaselineSpec):
-        text += (f", against a baseline of {format_value(signal, obs.baseline)} (fires {cond.op} "
-                 f"{cond.factor:g}x, i.e. {format_value(signal, obs.threshold)})")
-    elif isinstance(cond, DetectorSpec):
-        d = obs.details
-        base = f"{obs.baseline:.1f} tokens" if signal.kind == "per_call" else format_value(signal, obs.baseline)
-        now = f"{value:.1f} tokens" if signal.kind == "per_call" else format_value(signal, value)
-        text = (f"{signal.description.capitalize()} in {where} is {now} against a baseline of {base} "
-                f"({d.get('method', cond.kind)}: statistic {d.get('statistic')} vs {d.get('critical')}"
-                + (f", p = {d['p_value']}" if "p_value" in d else "") + f"; evidence {d.get('window_start')} to "
-                f"{d.get('window_end')}, baseline from {d.get('baseline_start')})")
-    if state == "pending":
-        return text + f"; firing if it holds for {_window_text(rule.for_s)}."
-    return text + "."
-
-
-def _notification(series: Series, notice: Notice, rule: Rule | None, ruleset: RuleSet, event_time: datetime
-                  ) -> AlertNotification:
-    from .notifiers.base import AlertNotification
-
-    st = series.state
-    title = (rule.headline if rule else st.rule_id) + f" for {_where(series)}"
-    if rule is not None:
-        signal_name = rule.signal.name
-        obs = Observation(True, st.last_value, series.threshold, series.baseline)
-        message = _message(rule, series, "resolved" if notice.kind == "resolved" else st.state, obs)
-    else:
-        signal_name = ""
-        message = f"Alert {st.rule_id} ({st.series_key}) ended: its rule is no longer in the rules file."
-    if notice.renotify:
-        message = f"Still firing since {_iso(st.since)}. " + message
-    return AlertNotification(
-        project_id=st.project_id, rule_id=st.rule_id, series_key=st.series_key, state=notice.kind,
-        severity=series.severity if series.severity in ("critical", "warning", "info") else "warning",
-        title=title, message=message, signal=signal_name, value=_float(st.last_value), threshold=series.threshold,
-        baseline=series.baseline, labels=dict(series.labels), started_at=st.incident_start, event_time=event_time,
-        dedup_key=notice.dedup_key, dashboard_url=ruleset.dashboard_url)
-
-
 def _send(series: Series, notices: Sequence[Notice], rule: Rule | None, ruleset: RuleSet, event_time: datetime,
           dispatcher: Dispatcher | None) -> list[Sent]:
     out = []
@@ -697,7 +273,7 @@ def _send(series: Series, notices: Sequence[Notice], rule: Rule | None, ruleset:
         notification = None
         deliveries: tuple[Delivery, ...] = ()
         try:
-            notification = _notification(series, notice, rule, ruleset, event_time)
+            notification = notification_for(series, notice, rule, ruleset, event_time)
             if dispatcher is not None:
                 deliveries = tuple(dispatcher.dispatch(notification, series.channels))
         except Exception:  # never let one notification stop the others
@@ -760,13 +336,3 @@ class RuleEvaluationJob:
                             f"{', '.join(result.failed_rules)}", result.details())
         return result
 
-
-# ------------------------------------------------------------------------------------------------- helpers
-
-
-def _float(value: float | None) -> float:
-    return float("nan") if value is None else float(value)
-
-
-def _finite(value: float) -> float | None:
-    return float(value) if value is not None and math.isfinite(value) else None

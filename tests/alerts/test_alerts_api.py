@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from inferwatch_alerts.evaluate import DbBackend, evaluate
+from inferwatch_alerts.alert_state import DbBackend
+from inferwatch_alerts.evaluate import evaluate
 from inferwatch_alerts.rules import parse_rules
 from inferwatch_collector.app import create_app
 from inferwatch_collector.routes.alerts import router

@@ -12,8 +12,9 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from inferwatch_alerts.alert_state import DbBackend
 from inferwatch_alerts.backtest import BacktestError, backtest
-from inferwatch_alerts.evaluate import DbBackend, evaluate
+from inferwatch_alerts.evaluate import evaluate
 from inferwatch_alerts.notifiers.base import AlertNotification
 from inferwatch_alerts.notifiers.dispatch import Dispatcher
 from inferwatch_alerts.rules import parse_rules

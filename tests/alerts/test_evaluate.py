@@ -21,8 +21,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from inferwatch_alerts.alert_state import DbBackend
 from inferwatch_alerts.backtest import BacktestReport, backtest
-from inferwatch_alerts.evaluate import DbBackend, RuleEvaluationJob, evaluate
+from inferwatch_alerts.evaluate import RuleEvaluationJob, evaluate
 from inferwatch_alerts.notifiers.base import AlertNotification
 from inferwatch_alerts.notifiers.dispatch import Dispatcher
 from inferwatch_alerts.rules import RuleSet, load_rules, parse_rules
@@ -147,7 +148,7 @@ def test_nothing_fires_on_normal_traffic(calm: BacktestReport) -> None:
 
 
 def test_drift_rules_see_calm_as_normal_with_data(world: World) -> None:
-    from inferwatch_alerts.evaluate import observe
+    from inferwatch_alerts.observations import observe
 
     for rule in load_rules().rules:
         observed = observe(world.store, rule, H, ["calm"])

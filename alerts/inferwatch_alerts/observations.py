@@ -1,0 +1,204 @@
+"""Observations: the signal windows of one rule turned into one :class:`~.lifecycle.Observation` per group.
+
+The windows are read through :mod:`.signals`; a group under the rule's ``min_requests`` is no data. The
+condition decides how a value becomes a verdict: a threshold comparison, a baseline comparison (trailing daily
+average or the same window on previous days), or a drift test (:mod:`.drift`) against earlier days.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+from inferwatch_collector.store import Store
+
+from . import drift
+from .alert_state import series_key
+from .lifecycle import NO_DATA, Observation
+from .rules import OPS, BaselineSpec, DetectorSpec, Rule, Threshold
+from .signals import WindowRow, read_length_histograms, read_windows, value_of
+from .timeutil import iso_s as _iso
+
+DAY: Final = 86400
+
+
+@dataclass(frozen=True)
+class Observed:
+    """One group's observation; ``labels`` are the group's values (project excluded)."""
+
+    labels: Mapping[str, str]
+    observation: Observation
+
+
+Observations = dict[tuple[str, str], Observed]  # (project, series key) -> observation
+
+
+def _labels(rule: Rule, values: Sequence[str]) -> dict[str, str]:
+    return dict(zip([g for g in rule.group_by if g != "project"], values))
+
+
+def _span(start: int, end: int) -> dict[str, str]:
+    return {"window_start": _iso(datetime.fromtimestamp(start, UTC)),
+            "window_end": _iso(datetime.fromtimestamp(end, UTC))}
+
+
+def _by_series(rule: Rule, rows: Iterable[WindowRow]) -> dict[tuple[str, tuple[str, ...]], dict[int, WindowRow]]:
+    out: dict[tuple[str, tuple[str, ...]], dict[int, WindowRow]] = {}
+    for row in rows:
+        out.setdefault((row.project_id, row.labels), {})[row.k] = row
+    return out
+
+
+def observe(store: Store, rule: Rule, end: datetime, projects: Sequence[str] | None = None) -> Observations:
+    """Every group's observation of ``rule`` for the window ending at ``end``; groups with no calls at all are
+    absent (the caller treats a known series that is absent as no data)."""
+    e = int(end.timestamp())
+    w = rule.window_s
+    cond = rule.condition
+    if isinstance(cond, Threshold):
+        return _threshold(store, rule, cond, e, projects)
+    if isinstance(cond, BaselineSpec):
+        return _baseline(store, rule, cond, e, projects)
+    if cond.kind == "percentile_creep":
+        return _creep(store, rule, cond, e, projects)
+    days = int(cond.params["baseline_days"])
+    windows = [(e - d * DAY - w, e - d * DAY) for d in range(days + 1)]
+    if cond.kind == "length_shift":
+        return _length(store, rule, cond, windows, projects)
+    return _proportion(store, rule, cond, windows, projects)
+
+
+def _enough(rule: Rule, row: WindowRow | None) -> bool:
+    return row is not None and row.measures.get(rule.signal.volume, 0.0) >= max(1, rule.min_requests)
+
+
+def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequence[str] | None
+               ) -> Observations:
+    start = e - rule.window_s
+    out: Observations = {}
+    for (project, values), windows in _by_series(rule, read_windows(
+            store, rule.signal, rule.group_by, [(start, e)], projects)).items():
+        labels = _labels(rule, values)
+        row = windows.get(0)
+        value = value_of(rule.signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
+        details = {**_span(start, e), "volume": f"{row.measures.get(rule.signal.volume, 0):.0f}" if row else "0"}
+        obs = Observation(None if value is None else OPS[cond.op](value, cond.value), value, cond.value,
+                          details=details)
+        out[(project, series_key(labels))] = Observed(labels, obs)
+    return out
+
+
+def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Sequence[str] | None
+              ) -> Observations:
+    w = rule.window_s
+    current = (e - w, e)
+    if cond.kind == "daily_average":
+        windows = [current, (e - w - cond.lookback_s, e - w)]
+        lengths = [w, cond.lookback_s]
+    else:
+        windows = [current] + [(e - d * DAY - w, e - d * DAY) for d in range(1, cond.days + 1)]
+        lengths = [w] * len(windows)
+    out: Observations = {}
+    for (project, values), rows in _by_series(rule, read_windows(
+            store, rule.signal, rule.group_by, windows, projects)).items():
+        labels = _labels(rule, values)
+        row = rows.get(0)
+        value = value_of(rule.signal, row.measures, w) if row is not None and _enough(rule, row) else None
+        base_values = [value_of(rule.signal, rows[k].measures, lengths[k]) for k in range(1, len(windows))
+                       if _enough(rule, rows.get(k))]
+        usable = [v for v in base_values if v is not None]
+        need = 1 if cond.kind == "daily_average" else min(3, cond.days)
+        baseline = sum(usable) / len(usable) if len(usable) >= need else None
+        details = {**_span(*current), "baseline_windows": str(len(usable)),
+                   "baseline_start": _iso(datetime.fromtimestamp(min(s for s, _ in windows[1:]), UTC))}
+        if value is None or baseline is None:
+            obs = Observation(None, value, baseline=baseline, details=details)
+        else:
+            limit = cond.factor * baseline
+            breaching = OPS[cond.op](value, limit) and max(value, baseline) >= cond.min_value
+            obs = Observation(breaching, value, limit, baseline, details)
+        out[(project, series_key(labels))] = Observed(labels, obs)
+    return out
+
+
+def _drift_observation(result: drift.DriftResult | None, window: tuple[int, int],
+                       baseline_start: int) -> Observation:
+    if result is None:
+        return NO_DATA
+    details = {**_span(*window), "baseline_start": _iso(datetime.fromtimestamp(baseline_start, UTC)),
+               "method": result.method, "statistic": f"{result.statistic:.4g}",
+               "critical": f"{result.critical:.4g}", **dict(result.details)}
+    if result.p_value is not None:
+        details["p_value"] = f"{result.p_value:.3g}"
+    return Observation(result.finding, result.value, None, result.baseline, details)
+
+
+def _proportion(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tuple[int, int]],
+                projects: Sequence[str] | None) -> Observations:
+    signal, p = rule.signal, cond.params
+    grouped = _by_series(rule, read_windows(store, signal, rule.group_by, windows, projects))
+
+    def counts(row: WindowRow | None) -> drift.Counts:
+        if row is None:
+            return drift.Counts(0, 0)
+        return drift.Counts(row.measures.get(signal.numerator, 0.0), row.measures.get(signal.denominator, 0.0))
+
+    minimum = max(1, rule.min_requests)
+    tests = sum(1 for rows in grouped.values() if counts(rows.get(0)).trials >= minimum)
+    out: Observations = {}
+    for (project, values), rows in grouped.items():
+        labels = _labels(rule, values)
+        result = drift.proportion_spike(
+            counts(rows.get(0)), [counts(rows.get(k)) for k in range(1, len(windows))], tests=tests,
+            alpha=p["alpha"], min_volume=minimum, min_baseline_days=int(p["min_baseline_days"]),
+            min_ratio=p["min_ratio"], min_increase=p["min_increase"], min_day_cv=p["min_day_cv"])
+        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[0],
+                                                                                  windows[-1][0]))
+    return out
+
+
+def _length(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tuple[int, int]],
+            projects: Sequence[str] | None) -> Observations:
+    p = cond.params
+    grouped = read_length_histograms(store, rule.group_by, windows, projects)
+    minimum = max(1, rule.min_requests)
+    tests = sum(1 for hists in grouped.values() if 0 in hists and hists[0].n >= minimum)
+    out: Observations = {}
+    for (project, values), hists in grouped.items():
+        labels = _labels(rule, values)
+        current = hists.get(0)
+        days = [hists[k] for k in range(1, len(windows)) if k in hists]
+        result = None
+        if current is not None:
+            base_n = sum(h.n for h in days)
+            result = drift.length_shift(
+                current.counts, [h.counts for h in days], current_mean=current.mean,
+                baseline_mean=sum(h.tokens for h in days) / base_n if base_n else 0.0, tests=tests,
+                alpha=p["alpha"], min_volume=minimum, min_baseline_days=int(p["min_baseline_days"]),
+                min_distance=p["min_distance"], spread_factor=p["spread_factor"])
+        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[0],
+                                                                                  windows[-1][0]))
+    return out
+
+
+def _creep(store: Store, rule: Rule, cond: DetectorSpec, e: int, projects: Sequence[str] | None) -> Observations:
+    p = cond.params
+    w = rule.window_s
+    n = int(p["reference_days"] + p["monitor_days"])
+    windows = [(e - (n - i) * w, e - (n - i - 1) * w) for i in range(n)]  # oldest first, current last
+    out: Observations = {}
+    for (project, values), rows in _by_series(rule, read_windows(
+            store, rule.signal, rule.group_by, windows, projects, quantile_noise=True)).items():
+        labels = _labels(rule, values)
+        usable = [rows[i] if _enough(rule, rows.get(i)) else None for i in range(n)]
+        daily = [value_of(rule.signal, r.measures, w) if r is not None else None for r in usable]
+        noise = [r.measures.get("q_noise") if r is not None else None for r in usable]
+        result = drift.percentile_creep(daily, noise=noise, reference_days=int(p["reference_days"]), k=p["k"],
+                                        h=p["h"], min_rel_sd=p["min_rel_sd"],
+                                        min_reference=int(p["min_reference"]), confidence=p["confidence"])
+        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[-1],
+                                                                                  windows[0][0]))
+    return out
+
