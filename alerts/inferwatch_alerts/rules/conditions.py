@@ -1,0 +1,141 @@
+"""A rule's condition: one of ``threshold``, ``baseline`` or ``detector``, with values in the signal's unit."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ..signals import RAW, SIGNALS, Signal
+from .durations import checked_duration, parse_duration
+from .model import OPS, BaselineSpec, Condition, DetectorSpec, Threshold
+from .yaml_lines import ParseContext
+
+_DETECTOR_PARAMS: Final[Mapping[str, Mapping[str, tuple[float, float, float]]]] = {
+    # name -> (default, min, max)
+    "proportion_spike": {"baseline_days": (7, 3, 28), "min_baseline_days": (3, 2, 28), "alpha": (1e-4, 1e-12, 0.2),
+                         "min_ratio": (1.5, 1.0, 100.0), "min_increase": (0.01, 0.0, 1.0),
+                         "min_day_cv": (0.1, 0.0, 5.0)},
+    "length_shift": {"baseline_days": (7, 3, 28), "min_baseline_days": (3, 2, 28), "alpha": (1e-4, 1e-12, 0.2),
+                     "min_distance": (0.1, 0.0, 1.0), "spread_factor": (5.0, 1.0, 20.0)},
+    "percentile_creep": {"reference_days": (7, 3, 60), "monitor_days": (7, 1, 60), "min_reference": (4, 2, 60),
+                         "k": (0.5, 0.0, 10.0), "h": (5.0, 0.5, 100.0), "min_rel_sd": (0.03, 0.0, 1.0),
+                         "confidence": (0.9, 0.5, 0.999)},
+}
+_INT_PARAMS = frozenset({"baseline_days", "min_baseline_days", "reference_days", "monitor_days", "min_reference"})
+
+
+def _number(ctx: ParseContext, value: Any, path: tuple[Any, ...], signal: Signal | None) -> float | None:
+    """A threshold value: a number in the signal's unit, a duration for latencies, a percentage for ratios."""
+    if isinstance(value, bool):
+        ctx.err(path, "must be a number")
+        return None
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    if signal is None:
+        return None  # the unknown signal is reported; its units are unknown, so is what this value means
+    if isinstance(value, str):
+        text = value.strip()
+        if signal.unit == "ratio" and text.endswith("%"):
+            try:
+                return float(text[:-1]) / 100.0
+            except ValueError:
+                pass
+        if signal.unit == "ms":
+            try:
+                return parse_duration(text) * 1000.0
+            except ValueError:
+                pass
+    hint = {"ms": " (milliseconds, or a duration such as 2s)", "ratio": " (a fraction, or a percentage such as "
+            "1%)"}.get(signal.unit if signal else "", "")
+    ctx.err(path, f"must be a number{hint}")
+    return None
+
+
+def parse_condition(ctx: ParseContext, spec: Mapping[str, Any], path: tuple[Any, ...], signal: Signal | None,
+                    window: float | None, group_by: tuple[str, ...] | None) -> Condition | None:
+    """The rule's one condition, checked against its signal, window and groups; None (reported) when invalid."""
+    given = [k for k in ("threshold", "baseline", "detector") if k in spec]
+    if len(given) != 1:
+        ctx.err(path, "needs exactly one of threshold, baseline or detector"
+                + (f" (has {', '.join(given)})" if given else ""))
+        return None
+    key = given[0]
+    cpath = path + (key,)
+    if key == "threshold":
+        body = ctx.mapping(spec[key], cpath, ("op", "value"))
+        if body is None:
+            return None
+        op = body.get("op", ">")
+        if op not in OPS:
+            ctx.err(cpath + ("op",), f"op must be one of {' '.join(OPS)}")
+        if "value" not in body:
+            ctx.err(cpath, "needs a value")
+            return None
+        value = _number(ctx, body["value"], cpath + ("value",), signal)
+        return Threshold(op, value) if value is not None and op in OPS else None
+    if key == "baseline":
+        body = ctx.mapping(spec[key], cpath, ("kind", "factor", "op", "lookback", "days", "min_value"))
+        if body is None:
+            return None
+        kind = body.get("kind")
+        if kind not in ("daily_average", "same_hour"):
+            ctx.err(cpath + ("kind",), "kind must be daily_average or same_hour")
+            return None
+        factor = body.get("factor", 2)
+        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor <= 0:
+            ctx.err(cpath + ("factor",), "factor must be a positive number")
+            return None
+        op = body.get("op", ">")
+        if op not in OPS:
+            ctx.err(cpath + ("op",), f"op must be one of {' '.join(OPS)}")
+            return None
+        lookback = checked_duration(ctx, body.get("lookback", 86400), cpath + ("lookback",), minimum=3600,
+                             maximum=30 * 86400, step=60)
+        days = body.get("days", 7)
+        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 28:
+            ctx.err(cpath + ("days",), "days must be a whole number from 1 to 28")
+            return None
+        floor = _number(ctx, body.get("min_value", 0), cpath + ("min_value",), signal)
+        if lookback is None or floor is None:
+            return None
+        if kind == "same_hour" and window is not None and window > 86400:
+            ctx.err(path + ("window",), "a same_hour baseline needs a window of at most 1d")
+            return None
+        return BaselineSpec(kind, float(factor), op, int(lookback), days, floor)
+    body = spec[key]
+    if isinstance(body, str):
+        body = {"kind": body}
+    kind = body.get("kind") if isinstance(body, dict) else None
+    if kind not in _DETECTOR_PARAMS:
+        ctx.err(cpath + ("kind",) if isinstance(body, dict) else cpath,
+                f"detector kind must be one of {', '.join(_DETECTOR_PARAMS)}")
+        return None
+    allowed = _DETECTOR_PARAMS[kind]
+    body = ctx.mapping(body, cpath, ("kind", *allowed))
+    if body is None:
+        return None
+    if signal is not None and kind not in signal.detectors:
+        fits = [s.name for s in SIGNALS.values() if kind in s.detectors]
+        ctx.err(path + ("signal",), f"detector {kind} does not apply to {signal.name}; it applies to "
+                f"{', '.join(fits)}")
+        return None
+    params: dict[str, float] = {}
+    for name, (default, low, high) in allowed.items():
+        value = body.get(name, default)
+        ok = not isinstance(value, bool) and isinstance(value, (int, float)) and low <= value <= high
+        if name in _INT_PARAMS and ok and int(value) != value:
+            ok = False
+        if not ok:
+            ctx.err(cpath + (name,), f"{name} must be a {'whole ' if name in _INT_PARAMS else ''}number from "
+                    f"{low:g} to {high:g}")
+            continue
+        params[name] = float(value)
+    if kind == "length_shift" and group_by is not None and not set(group_by) <= RAW.groups:
+        ctx.err(path + ("group_by",), "response lengths cannot be grouped by these groups")
+    if kind in ("proportion_spike", "length_shift") and window is not None and window > 86400:
+        ctx.err(path + ("window",), f"{kind} compares the same window on earlier days: at most 1d")
+        return None
+    if len(params) != len(allowed):
+        return None
+    return DetectorSpec(kind, params)

@@ -1,0 +1,142 @@
+"""The rule model: a :class:`RuleSet` of rules, each a signal, its groups and windows, and one condition."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from ..lifecycle import NoDataPolicy, Policy
+from ..signals import Signal
+
+SEVERITIES: Final = ("critical", "warning", "info")
+OPS: Final[Mapping[str, Callable[[float, float], bool]]] = {
+    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b, "<": lambda a, b: a < b, "<=": lambda a, b: a <= b}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    op: str
+    value: float
+
+    def describe(self, signal: Signal) -> str:
+        return f"{self.op} {format_value(signal, self.value)}"
+
+
+@dataclass(frozen=True)
+class BaselineSpec:
+    """``value op factor * baseline``; the baseline is the same signal over ``lookback`` before the window
+    (``daily_average``) or over the same window on each of ``days`` previous days, averaged (``same_hour``)."""
+
+    kind: Literal["daily_average", "same_hour"]
+    factor: float = 2.0
+    op: str = ">"
+    lookback_s: int = 86400
+    days: int = 7
+    min_value: float = 0.0
+
+    def describe(self, signal: Signal) -> str:
+        what = "the trailing daily average" if self.kind == "daily_average" else \
+            f"the same window on the previous {self.days} days"
+        return f"{self.op} {self.factor:g}x {what}"
+
+
+@dataclass(frozen=True)
+class DetectorSpec:
+    kind: Literal["proportion_spike", "length_shift", "percentile_creep"]
+    params: Mapping[str, float]
+
+    def describe(self, signal: Signal) -> str:
+        return {"proportion_spike": "significantly above its baseline days",
+                "length_shift": "distribution shifted from its baseline days",
+                "percentile_creep": "creeping up against its reference days"}[self.kind]
+
+
+Condition = Threshold | BaselineSpec | DetectorSpec
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    signal: Signal
+    condition: Condition
+    severity: Literal["critical", "warning", "info"]
+    group_by: tuple[str, ...] = ("project",)
+    window_s: int = 300
+    every_s: int = 60
+    for_s: int = 0
+    min_requests: int = 0
+    renotify_s: int | None = None
+    no_data: NoDataPolicy = "keep"
+    title: str = ""
+    description: str = ""
+    channels: tuple[str, ...] | None = None
+    projects: tuple[str, ...] | None = None
+    line: int = 0
+
+    @property
+    def policy(self) -> Policy:
+        return Policy(for_s=self.for_s, renotify_s=self.renotify_s, no_data=self.no_data,
+                      no_data_grace_s=max(self.for_s, self.window_s))
+
+    @property
+    def headline(self) -> str:
+        return self.title or f"{self.signal.name} {self.condition.describe(self.signal)}"
+
+    def to_json(self, routing: Mapping[str, Sequence[str]]) -> dict[str, Any]:
+        cond = self.condition
+        condition: dict[str, Any] = {"type": type(cond).__name__.removesuffix("Spec").lower()}
+        if isinstance(cond, Threshold):
+            condition |= {"op": cond.op, "value": cond.value}
+        elif isinstance(cond, BaselineSpec):
+            condition |= {"kind": cond.kind, "factor": cond.factor, "op": cond.op, "lookback_s": cond.lookback_s,
+                          "days": cond.days, "min_value": cond.min_value}
+        else:
+            condition |= {"kind": cond.kind, **cond.params}
+        return {"id": self.id, "title": self.headline, "description": self.description,
+                "signal": self.signal.name, "unit": self.signal.unit, "group_by": list(self.group_by),
+                "window_s": self.window_s, "every_s": self.every_s, "for_s": self.for_s,
+                "min_requests": self.min_requests, "severity": self.severity, "condition": condition,
+                "renotify_s": self.renotify_s, "no_data": self.no_data,
+                "channels": list(self.channels_for(routing)), "projects": list(self.projects or [])}
+
+    def channels_for(self, routing: Mapping[str, Sequence[str]]) -> tuple[str, ...]:
+        return tuple(self.channels if self.channels is not None else routing.get(self.severity, ()))
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    rules: tuple[Rule, ...]
+    channels: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    routing: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    evaluation_offset_s: int = 60
+    dashboard_url: str | None = None
+    source: str = "<defaults>"
+    channel_lines: Mapping[str, int] = field(default_factory=dict)
+
+    def rule(self, rule_id: str) -> Rule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def channels_of(self, rule: Rule) -> tuple[str, ...]:
+        return rule.channels_for(self.routing)
+
+
+def format_value(signal: Signal, value: float | None) -> str:
+    """A value in the signal's unit, as a person reads it (2.35 s, 1.20%, $4.10/h)."""
+    if value is None or not math.isfinite(value):
+        return "n/a"
+    if signal.unit == "ms":
+        return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms"
+    if signal.unit == "ratio":
+        return f"{value:.2%}"
+    if signal.unit == "USD/h":
+        return f"${value:,.2f}/h"
+    return f"{value:,.1f} {signal.unit}"
+
+
+def iter_rules(ruleset: RuleSet, project: str | None = None) -> Iterator[Rule]:
+    """The rules that apply to ``project`` (every rule when None)."""
+    for rule in ruleset.rules:
+        if project is None or rule.projects is None or project in rule.projects:
+            yield rule
