@@ -15,11 +15,11 @@ What gets recorded, per budget (the decision is the pure :func:`inferwatch_colle
   ``resolved`` with a ``resolved`` event once the period that fired is over, the budget was re-created, or the
   budget was deleted.
 
-Notifications: Slack / PagerDuty arrive with the alerting issue's notifiers. Until then alerts are only recorded.
-The seam is the ``notify`` parameter: a callable given each :class:`BudgetAlertEvent` *after* it is recorded.
-Recording first makes the database the single source of "already sent", so a notifier that fails cannot cause a
-duplicate later; notifiers must therefore retry on their own (issue 5 requires that anyway). A notifier that
-raises is logged and counted, and never stops the other alerts.
+Notifications go through the ``notify`` parameter: a callable given each :class:`BudgetAlertEvent` *after* it is
+recorded (the scheduler's job routes them through the alert channels, :mod:`.budget_notify`). Recording first
+makes the database the single source of "already sent", so a notifier that fails cannot cause a duplicate later;
+notifiers must therefore retry on their own. A notifier that raises is logged and counted, and never stops the
+other alerts.
 """
 
 from __future__ import annotations

@@ -72,9 +72,8 @@ class JobSpec:
 def cost_report_job(store: Store, now: datetime) -> Any:
     """Daily cost reports (daily and month-to-date), computed by ``inferwatch_collector.cost.reports``.
 
-    Imported here, at run time, because that module belongs to the cost-reports work and may be absent from a
-    build; a missing module is then a recorded, clearly worded failure of this job instead of a scheduler that
-    cannot start.
+    Imported at run time, so a build without that module records a clearly worded failure of this job instead
+    of a scheduler that cannot start.
     """
     name = "inferwatch_collector.cost.reports"
     try:

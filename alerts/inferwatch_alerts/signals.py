@@ -3,7 +3,7 @@
 A signal is a value computed from a few additive *measures* (calls, errors, cost, ...) or from a t-digest
 (TTFT and total-latency percentiles). The measures are summed from the rollups whenever a rollup carries the
 rule's groups and measures at the windows' resolution, because rollups are what make a one-minute evaluation
-cycle cheap (notes/storage-clickhouse.md §3.2: 4-60x faster than the raw table at 10M rows):
+cycle cheap:
 
 * ``llm_calls_1h`` when every window is whole hours (drift rules evaluated hourly or daily);
 * ``usage_1h`` (sums by feature and prompt template) for hourly windows grouped by feature or template;

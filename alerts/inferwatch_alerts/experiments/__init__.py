@@ -1,4 +1,4 @@
-"""A/B experiments: registry, per-user metrics, statistics, verdicts and the hourly results job (issue 6).
+"""A/B experiments: registry, per-user metrics, statistics, verdicts and the hourly results job.
 
 Modules, from pure to I/O:
 

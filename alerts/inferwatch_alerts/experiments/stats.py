@@ -181,7 +181,7 @@ class Comparison:
 
 
 # scipy.special's ufuncs rather than scipy.stats' distribution objects: the same functions (Student's t CDF and its
-# inverse; with df = inf they are the standard normal's) without ~100 us of argument checking per call.
+# inverse; with df = inf they are the standard normal's) without the distribution objects' argument checks.
 def _p_two_sided(stat: Num, df: Num) -> Num:
     return stdtr(df, -np.abs(stat)) * 2
 

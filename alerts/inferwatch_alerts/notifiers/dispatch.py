@@ -24,6 +24,7 @@ from typing import Final
 
 from inferwatch_collector.store import Store
 
+from ..timeutil import utc as _utc
 from .base import AlertNotification, Notifier, NotifyError, safe_error_text, truncate
 
 log = logging.getLogger("inferwatch.notifiers")
@@ -132,7 +133,3 @@ class Dispatcher:
             close = getattr(notifier, "close", None)
             if callable(close):
                 close()
-
-
-def _utc(value: datetime) -> datetime:
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)

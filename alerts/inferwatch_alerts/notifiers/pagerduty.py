@@ -6,7 +6,7 @@ restarts.
 
 Why the package and not a hand-written client: it sets the URL and TLS verification cleanly (``base_url=`` and
 ``verify=`` are passed through to its httpx2 client), and its retry table is configurable. What it gets wrong by
-default is fixed here (measured, ``notes/pii-notifiers-ui-tooling.md`` §2):
+default is fixed here:
 
 * 429 is retried *without limit* by default, and 503/504 up to six times: every retryable status is capped at
   ``max_retries``;

@@ -1,7 +1,6 @@
 """Slack incoming webhooks through slack_sdk's :class:`~slack_sdk.webhook.WebhookClient`, as Block Kit messages.
 
-Why the retry handlers are built here rather than taken from slack_sdk's defaults (measured, see
-``notes/pii-notifiers-ui-tooling.md`` §2):
+Why the retry handlers are built here rather than taken from slack_sdk's defaults:
 
 * the client's default list is only a connection-error handler, so a 429 or a 500 comes straight back;
 * the stock rate-limit handler sleeps for ``Retry-After`` plus up to a second, with no upper bound, and raises on a
