@@ -185,7 +185,7 @@ def shift_type_versions(count: int) -> list[type]:
 def _switch_off(wrapper: Any) -> None:
     """Make an installed wrapper call straight through (as it does when it is undone with something patched on
     top of it): the wrapper and where it is installed stay, the recording goes."""
-    from inferwatch.integrations._streams import Switch  # noqa: PLC0415 - the child only
+    from inferwatch.integrations._patching import Switch  # noqa: PLC0415 - the child only
 
     function = getattr(wrapper, "__func__", wrapper)
     for cell in function.__closure__ or ():

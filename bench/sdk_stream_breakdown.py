@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import sdk_overhead as bench  # noqa: E402  (puts sdk/src on the path too)
 
 import inferwatch  # noqa: E402
+from inferwatch.integrations import _openai_chat  # noqa: E402
 from inferwatch.integrations import openai as iw_openai  # noqa: E402
 
 _ORIGINAL = {"observe": iw_openai._ChatStream.observe, "complete": iw_openai._Recorder.complete}
@@ -101,7 +102,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 _TAPPABLE = iw_openai._stream_classes()
 _ORIGINAL = {"observe": iw_openai._ChatStream.observe, "complete": iw_openai._Recorder.complete,
-             "tap": iw_openai._tap, "can_hook": iw_openai._can_hook, "later": iw_openai._later}
+             "tap": iw_openai._tap, "can_hook": iw_openai._can_hook, "later": _openai_chat._later}
 
 
 def _apply(variant: dict[str, Any]) -> None:
@@ -110,7 +111,7 @@ def _apply(variant: dict[str, Any]) -> None:
     iw_openai._Recorder.complete = variant.get("complete", _ORIGINAL["complete"])  # type: ignore[method-assign]
     iw_openai._tap = variant.get("tap", _ORIGINAL["tap"])
     iw_openai._can_hook = variant.get("can_hook", _ORIGINAL["can_hook"])
-    iw_openai._later = variant.get("later", _ORIGINAL["later"])
+    _openai_chat._later = variant.get("later", _ORIGINAL["later"])
 
 
 def steps(client: Any, toggle: Any, count: int, seed: int) -> dict[str, list[float]]:

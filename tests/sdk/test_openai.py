@@ -32,8 +32,7 @@ import inferwatch  # noqa: E402
 from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
-from inferwatch.integrations import _streams  # noqa: E402
-from inferwatch.integrations import openai as _openai_integration  # noqa: E402
+from inferwatch.integrations import _openai_chat, _readers, _streams  # noqa: E402
 from tests.helpers.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
 from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
 
@@ -159,7 +158,7 @@ def test_chat_stream_with_usage_marks_ttft(rec: Recorded, openai_client: Any, mo
     assert a[sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] >= 0.2
     # the tap keeps every chunk of bytes with its clock; the clock of the chunk that brought the first text is
     # the time to first token
-    assert isinstance(tap, _openai_integration._ChatEvents)
+    assert isinstance(tap, _openai_chat._ChatEvents)
     kept = list(zip(tap.kept[0::2], tap.kept[1::2]))  # chunk, clock, chunk, clock...
     assert b"".join(chunk for chunk, _ in kept).count(b"\n\n") == len(chunks) + 1  # and "[DONE]"
     first_text = next(clock for chunk, clock in kept if re.search(rb'"content":"[^"]', chunk))
@@ -548,7 +547,7 @@ def test_a_read_stream_lets_go_of_its_http_response(rec: Recorded, openai_client
     stream objects) is freed with the app's stream, not kept for the garbage collector to walk meanwhile."""
     stream = openai_client.chat.completions.create(model=MODEL, messages=user("hello"), stream=True)
     tap, response = stream._decoder, weakref.ref(stream.response)
-    assert isinstance(tap, _openai_integration._ChatEvents)
+    assert isinstance(tap, _openai_chat._ChatEvents)
     list(stream)
     del stream
     gc.collect()
@@ -661,7 +660,7 @@ def test_transport_errors_are_named_as_openai_names_them(monkeypatch: pytest.Mon
     import httpx
     import httpx2
 
-    from inferwatch.integrations.openai import _as_client_error
+    from inferwatch.integrations._openai_chat import _as_client_error
 
     if tuples == "by name":
         monkeypatch.setitem(sys.modules, "openai._httpx2", None)  # the import fails
@@ -995,7 +994,8 @@ def test_the_recorder_and_the_tap_have_no_init_of_their_own() -> None:
     """The hot path makes them with ``object.__new__`` and calls ProviderCall's and EventTap's ``__init__``
     directly (no lookup of ``__init__`` on a class, see "names bound once" in ``_streams``): an ``__init__`` of
     their own would be skipped."""
-    from inferwatch.integrations.openai import _ChatEvents, _Recorder
+    from inferwatch.integrations._openai_chat import _ChatEvents
+    from inferwatch.integrations.openai import _Recorder
     from inferwatch.llm_call import ProviderCall
 
     assert "__init__" not in vars(_Recorder) and "__init__" not in vars(_ChatEvents)
@@ -1006,7 +1006,7 @@ def test_no_tap_overrides_the_hooks_bound_once() -> None:
     """A tap's close hooks are ``EventTap.close``/``aclose`` and the OpenAI tap's export callback is
     ``_ChatEvents.later``, bound at import (see "names bound once" in ``_streams``): a subclass's own would be
     skipped."""
-    from inferwatch.integrations.openai import _ChatEvents
+    from inferwatch.integrations._openai_chat import _ChatEvents
 
     def subclasses(cls: type) -> list[type]:
         return [cls] + [sub for direct in cls.__subclasses__() for sub in subclasses(direct)]
@@ -1046,7 +1046,7 @@ def test_a_response_class_whose_close_is_replaced_is_still_hooked(monkeypatch: p
 
 
 def test_leading_id_reads_only_a_plain_first_member() -> None:
-    from inferwatch.integrations.openai import _leading_id
+    from inferwatch.integrations._openai_chat import _leading_id
 
     assert _leading_id(b'data: {"id":"chatcmpl-1","object":"chat.completion.chunk"}\n\n') == "chatcmpl-1"
     assert _leading_id(b'data: {"object":"chat.completion.chunk","id":"chatcmpl-3"}\n\n') is None  # not first
@@ -1061,7 +1061,7 @@ def test_leading_id_reads_only_a_plain_first_member() -> None:
 
 def test_only_stream_classes_that_read_their_decoder_are_tapped() -> None:
     """An openai release whose stream reads its events some other way gets the stream proxy."""
-    from inferwatch.integrations.openai import _reads_decoder, _stream_classes
+    from inferwatch.integrations._openai_chat import _reads_decoder, _stream_classes
 
     assert _stream_classes() == {openai.Stream: openai.Stream.__stream__.__code__,
                                  openai.AsyncStream: openai.AsyncStream.__stream__.__code__}
@@ -1188,7 +1188,7 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, o
 
     monkeypatch.setattr(iw_openai, "_tappable", {})
 
-    real_observe = iw_openai._ChatStream.observe
+    real_observe = _openai_chat._ChatStream.observe
     calls = {"n": 0}
 
     def failing_observe(self: Any, chunk: Any) -> None:
@@ -1200,7 +1200,7 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, o
     async def read_async() -> tuple[list[Any], list[Any]]:
         async with async_client(mock_llm) as aclient:
             bare = await bare_chunks_async(aclient, "faulty")
-            monkeypatch.setattr(iw_openai._ChatStream, "observe", failing_observe)
+            monkeypatch.setattr(_openai_chat._ChatStream, "observe", failing_observe)
             stream = await aclient.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
             if path == "async for":
                 return [c async for c in stream], bare
@@ -1215,7 +1215,7 @@ def test_observer_that_raises_is_dropped_and_the_stream_goes_on(rec: Recorded, o
         seen, bare = asyncio.run(read_async())
     else:
         bare = bare_chunks(openai_client, "faulty")
-        monkeypatch.setattr(iw_openai._ChatStream, "observe", failing_observe)
+        monkeypatch.setattr(_openai_chat._ChatStream, "observe", failing_observe)
         stream = openai_client.chat.completions.create(model=MODEL, messages=user("faulty"), stream=True)
         seen = list(stream) if path == "for" else [next(stream) for _ in range(len(bare))]
         if path == "next":
@@ -1247,7 +1247,8 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
 
     from openai.types.chat import ChatCompletionChunk
 
-    from inferwatch.integrations.openai import _ChatStream, _Recorder
+    from inferwatch.integrations._openai_chat import _ChatStream
+    from inferwatch.integrations.openai import _Recorder
 
     def delta(content: Any = None, refusal: Any = None, tool: Any = None) -> dict[str, Any]:
         return {"content": content, "refusal": refusal, "function_call": None, "tool_calls": tool and [
@@ -1313,7 +1314,8 @@ def test_chunk_observer_keeps_each_choices_index_when_fields_are_missing() -> No
     the second choice's tool call is its own, and the first choice's finish reason wins over a later one's."""
     from types import SimpleNamespace as NS
 
-    from inferwatch.integrations.openai import _ChatStream, _Recorder
+    from inferwatch.integrations._openai_chat import _ChatStream
+    from inferwatch.integrations.openai import _Recorder
 
     function = NS(name="lookup", arguments="{}")
     chunks = [NS(choices=[NS(index=0, delta=NS(content="Hi"))]),  # no finish_reason, no tool_calls fields
@@ -1493,18 +1495,18 @@ def test_a_resource_or_stream_of_an_unexpected_shape_is_still_handled() -> None:
     stream is then proxied), never an error."""
     from types import SimpleNamespace
 
-    from inferwatch.integrations.openai import _ChatEvents, _Recorder
+    from inferwatch.integrations.openai import _Recorder, _tap
 
     rec = _Recorder.prepare(SimpleNamespace(), "chat", {"model": MODEL, "messages": [], "stream": True},
                             is_async=False)
     assert rec is not None and rec.provider == "openai" and rec.model == MODEL and rec.streamed
-    assert not _ChatEvents.tap(SimpleNamespace(response=object()), rec)
-    assert not _ChatEvents.tap(SimpleNamespace(_decoder=object()), rec)
-    assert not _ChatEvents.tap(SimpleNamespace(_decoder=object(), response=object()), rec)  # no close to hook
+    assert not _tap(SimpleNamespace(response=object()), rec)
+    assert not _tap(SimpleNamespace(_decoder=object()), rec)
+    assert not _tap(SimpleNamespace(_decoder=object(), response=object()), rec)  # no close to hook
 
 
 def test_provider_names_remember_a_bounded_number_of_client_classes() -> None:
-    from inferwatch.integrations._streams import ProviderNames
+    from inferwatch.integrations._patching import ProviderNames
 
     names = ProviderNames("openai", (("Azure", "azure.ai.openai"),))
     classes = [type(f"AzureClient{i}" if i % 2 else f"Client{i}", (), {}) for i in range(2 * ProviderNames.LIMIT)]
@@ -1554,7 +1556,7 @@ def test_uninstrument_with_another_patch_on_top_switches_ours_off(sdk: Recorded,
 
 
 def test_the_reader_of_dicts_and_models_tells_mappings_from_objects() -> None:
-    """``_streams.get`` reads a Mapping by key and anything else by attribute; whether a type is a Mapping is
+    """``_readers.get`` reads a Mapping by key and anything else by attribute; whether a type is a Mapping is
     asked once per type (then cached)."""
     class Usage:  # a model-like object, with a ``get`` method of its own that must not be used
         prompt_tokens = 7
@@ -1573,12 +1575,12 @@ def test_the_reader_of_dicts_and_models_tells_mappings_from_objects() -> None:
         def get(self, key: str, default: Any = None) -> Any:
             return self._wrapped.get(key, default)
 
-    assert _streams.get(DictProxy({"prompt_tokens": 5}), "prompt_tokens") == 5
-    assert DictProxy not in _streams._is_mapping  # never cached: its instances answer for themselves
+    assert _readers.get(DictProxy({"prompt_tokens": 5}), "prompt_tokens") == 5
+    assert DictProxy not in _readers._is_mapping  # never cached: its instances answer for themselves
     proxy = types.MappingProxyType({"prompt_tokens": 3})
     for _ in range(2):  # the second time from the cache
-        assert _streams.get({"prompt_tokens": 1}, "prompt_tokens") == 1
-        assert _streams.get(proxy, "prompt_tokens") == 3 and _streams.get(proxy, "missing", 0) == 0
-        assert _streams.get(Usage(), "prompt_tokens") == 7 and _streams.get(Usage(), "missing") is None
-        assert _streams.get(None, "prompt_tokens") is None
-    assert _streams._is_mapping[types.MappingProxyType] is True and _streams._is_mapping[Usage] is False
+        assert _readers.get({"prompt_tokens": 1}, "prompt_tokens") == 1
+        assert _readers.get(proxy, "prompt_tokens") == 3 and _readers.get(proxy, "missing", 0) == 0
+        assert _readers.get(Usage(), "prompt_tokens") == 7 and _readers.get(Usage(), "missing") is None
+        assert _readers.get(None, "prompt_tokens") is None
+    assert _readers._is_mapping[types.MappingProxyType] is True and _readers._is_mapping[Usage] is False

@@ -1,5 +1,4 @@
-"""What the OpenAI and Anthropic integrations share: stream proxies and event taps, call-through checks, tool-call
-rules, provider names.
+"""Following a streamed provider call: stream proxies and event taps.
 
 Stream proxies
 --------------
@@ -24,367 +23,19 @@ Event taps
 ----------
 Where the provider's own stream can be left to the app, an :class:`EventTap` stands in for its event decoder: the
 real decoder reads the response's bytes through a generator that keeps each chunk and the clock of its arrival,
-and the provider's subclass reads the events from them (:mod:`._sse`) in the export thread when the
-call is recorded (OpenAI Chat Completions streams with capture off; see the class).
-
-Patching
---------
-:func:`patch_classes` (``instrument_*``) and :class:`ClientWraps` (``wrap_*``) install wrappers made by a
-provider's factory and register how to undo them (``integrations.register_undo``). Undoing restores the original
-attribute when ours is still the one installed; if something else was patched on top of ours meanwhile, ours is
-switched off instead (it calls straight through), so their patch keeps working.
-
-Call-through checks
--------------------
-:func:`inactive` is the first thing every patched function asks: no pipeline (before ``init()``), a raw or
-streaming *response* wrapper (``with_raw_response`` / ``with_streaming_response``: not recorded, see the
-provider modules), or a call made from inside another recorded call of ours (``wrap_*`` on a client whose class
-is also instrumented) means "call straight through".
-
-Tool-call failure rules (one rule for every provider)
------------------------------------------------------
-A tool call in a response counts as at most one failure, when
-
-* its arguments are not a JSON object: unparseable JSON, or JSON that is not an object (empty arguments mean
-  "no arguments" and are fine; free-form *custom* tools are not checked), or
-* its name is not among the request's tools (when the request's ``tools`` is not a list or tuple we cannot look
-  at it without consuming it, so names are not checked; a request without tools offers none).
-
-A tool result sent back in the request counts as one failure when the provider's error flag is set (Anthropic
-``tool_result.is_error``) or when its content is a JSON object with an ``"error"`` member that is not null,
-false or empty (``{"error": "timeout"}`` counts, ``{"error": null, "temp": 21}`` does not). Only the results that
-answer the latest assistant turn are looked at (the messages after the last assistant message), so a failure is
-counted once, on the call that sees it first, and not again on every later call that carries the history.
+and the provider's subclass reads the events from them (:mod:`._sse`) in the export thread when the call is
+recorded (OpenAI Chat Completions streams with capture off).
 """
 
 from __future__ import annotations
 
-import _thread
-import itertools
-import json
-import os
 import sys
-import threading
 import time
 import types
-import weakref
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Any, Protocol
 
-from .. import _guard, client
-from . import register_undo, uninstrument
-
-RAW_RESPONSE_HEADER = "X-Stainless-Raw-Response"  # set by both SDKs' with_raw_response / with_streaming_response
-
-# Per thread: is a recorded provider call of ours running on this thread right now (see :func:`inactive`)? The
-# set holds the ids (``get_ident()``) of the threads that are inside one.
-#
-# A set of thread ids rather than a ContextVar: the flag is only ever set around synchronous code (the provider's
-# own function; for an async client, the making of its coroutine), where no other asyncio task can run, so the
-# two mean the same here. But a ContextVar's set and reset on every call make a new hash-trie mapping and a
-# token, code the provider's client never runs, and void the read cache of every other ContextVar on the thread
-# (the tags, OpenTelemetry's current context), so each call's first reads of those miss it. Counted with
-# callgrind on cold caches (``bench/sdk_instructions.py --cold``): the context functions took about 50 of the
-# 370 cache misses of preparing a call. Nor a ``threading.local``: each read or write of one finds the thread's
-# own dict through the type's module state, about 17 cache misses per call on cold caches (2026-12-03, seventh
-# session); ``get_ident()`` and a set lookup touch next to nothing.
-#
-# gevent and eventlet: a sync call gives way to other greenlets during its network I/O, so the flag must be
-# greenlet-local. It is when the app monkey-patches before importing inferwatch (as both libraries ask:
-# ``get_ident`` is then theirs, a greenlet's id); patched later, a call another greenlet makes while one is in
-# flight on the same thread would pass unrecorded. A forked child has only the thread that forked: the set keeps
-# that one's mark alone.
-_inside: set[int] = set()
-get_ident = _thread.get_ident
-
-
-def _only_this_thread() -> None:
-    """In a forked child: the other threads' marks go (glibc reuses their ids for new threads); a fork made
-    inside a recorded call keeps the forking thread's."""
-    this = get_ident()
-    inside = this in _inside
-    _inside.clear()
-    if inside:
-        _inside.add(this)
-
-
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_only_this_thread)
-
-
-def inactive(kwargs: Mapping[str, Any]) -> bool:
-    """True when a patched function must call straight through (see the module docstring)."""
-    if client._pipeline is None or get_ident() in _inside:  # client.get_pipeline(), read directly (every call)
-        return True
-    headers = kwargs.get("extra_headers")
-    if headers:
-        try:
-            return RAW_RESPONSE_HEADER in headers
-        except Exception:  # noqa: BLE001 - an odd headers object is the provider's business, not ours
-            return False
-    return False
-
-
-def enter_call() -> bool:
-    """Mark "inside a recorded provider call" (nested patched functions then call straight through); returns
-    what :func:`exit_call` restores."""
-    ident = get_ident()
-    was = ident in _inside
-    _inside.add(ident)
-    return was
-
-
-def exit_call(was: bool) -> None:
-    if not was:
-        _inside.discard(get_ident())
-
-
-async def raising(exc: BaseException) -> Any:
-    """An awaitable that raises ``exc`` when awaited (an async call refused before it was made)."""
-    raise exc
-
-
-def capture_on() -> bool:
-    options = client.get_options()
-    return options is not None and options.capture != "off"
-
-
-# --- patching --------------------------------------------------------------------------------------------------
-class Switch:
-    """Turns one installed wrapper into a plain call-through (undone while something else is patched on top)."""
-
-    __slots__ = ("enabled",)
-
-    def __init__(self) -> None:
-        self.enabled = True
-
-
-Factory = Callable[[Callable[..., Any], Switch], Callable[..., Any]]  # (original, switch) -> wrapper
-
-
-def original_of(fn: Any) -> Any:
-    """The provider's own function behind one of our wrappers (so wrapping twice never records twice)."""
-    fn = getattr(fn, "__func__", fn)
-    return getattr(fn, "__inferwatch_original__", fn)
-
-
-def mark(wrapper: Callable[..., Any], original: Callable[..., Any]) -> Callable[..., Any]:
-    """Give a wrapper the original's name and docs, and the marks :func:`original_of` reads."""
-    for attr in ("__module__", "__name__", "__qualname__", "__doc__"):
-        try:
-            setattr(wrapper, attr, getattr(original, attr))
-        except (AttributeError, TypeError):
-            pass
-    wrapper.__wrapped__ = original  # type: ignore[attr-defined]
-    wrapper.__inferwatch_original__ = original  # type: ignore[attr-defined]
-    return wrapper
-
-
-def patch_classes(name: str, targets: Iterable[tuple[type, str, Factory]]) -> bool:
-    """Replace ``cls.method`` by ``factory(original, switch)`` for each target; False when ``name`` already is."""
-    installed: list[tuple[type, str, Any, Any, Switch]] = []
-
-    def undo() -> None:
-        for cls, method, original, wrapper, switch in reversed(installed):
-            switch.enabled = False
-            if cls.__dict__.get(method) is wrapper:
-                setattr(cls, method, original)
-        installed.clear()
-
-    if not register_undo(name, undo):
-        return False
-    for cls, method, factory in targets:
-        original = cls.__dict__[method]
-        switch = Switch()
-        wrapper = factory(original_of(original), switch)
-        setattr(cls, method, wrapper)
-        installed.append((cls, method, original, wrapper, switch))
-    return True
-
-
-class ClientWraps:
-    """The ``wrap_*`` patches of one provider: instance attributes on a client's resource objects."""
-
-    def __init__(self, prefix: str) -> None:
-        self._prefix = prefix
-        self._names: set[str] = set()
-        self._lock = threading.Lock()
-        self._counter = itertools.count(1)
-
-    def wrap(self, client_obj: Any, targets: Iterable[tuple[Any, str, Factory]]) -> None:
-        """Bind ``factory(original, switch)`` as ``resource.method`` unless one of ours already is."""
-        patched: list[tuple[Any, str, Any, Switch]] = []
-        for resource, method, factory in targets:
-            if method in vars(resource):  # ours already, or the app's own (a test double): never clobbered
-                continue
-            class_fn = getattr(type(resource), method, None)
-            if class_fn is None:
-                continue
-            switch = Switch()
-            bound = types.MethodType(factory(original_of(class_fn), switch), resource)
-            setattr(resource, method, bound)
-            patched.append((weakref.ref(resource), method, bound, switch))
-        if not patched:
-            return
-        with self._lock:
-            name = f"{self._prefix}.client.{next(self._counter)}"
-            self._names.add(name)
-        names = self._names
-
-        def undo() -> None:
-            names.discard(name)
-            for ref, method, bound, switch in patched:
-                switch.enabled = False
-                resource = ref()
-                if resource is not None and vars(resource).get(method) is bound:
-                    delattr(resource, method)
-
-        register_undo(name, undo)
-        weakref.finalize(client_obj, uninstrument, name).atexit = False  # drop the entry with the client
-
-    def undo_all(self) -> bool:
-        with self._lock:
-            names = list(self._names)
-        return any([uninstrument(name) for name in names])
-
-
-def resource_at(obj: Any, path: str) -> Any:
-    for part in path.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj
-
-
-def load_classes(table: Iterable[tuple[str, str]]) -> dict[tuple[str, str], type]:
-    """``{(module, class): class}`` for the importable ones."""
-    import importlib
-
-    found: dict[tuple[str, str], type] = {}
-    for module_name, class_name in table:
-        try:
-            cls = getattr(importlib.import_module(module_name), class_name, None)
-        except ImportError:
-            cls = None
-        if isinstance(cls, type):
-            found[(module_name, class_name)] = cls
-    return found
-
-
-class ProviderNames:
-    """A provider's name for a client, from its class name (``AzureOpenAI`` -> ``azure.ai.openai``), remembered
-    per class: the name search is code the provider's client never runs, so on cold caches it costs more than the
-    dict read that replaces it. Bounded, for client classes made on the fly."""
-
-    __slots__ = ("default", "known", "markers")
-    LIMIT = 64
-
-    def __init__(self, default: str, markers: tuple[tuple[str, str], ...]) -> None:
-        self.default = default
-        self.markers = markers  # (text in the class name, provider name), first match wins
-        self.known: dict[type, str] = {}
-
-    def of(self, resource: Any) -> str:
-        """The name for the client a resource (``client.chat.completions``, ``client.messages``) belongs to."""
-        owner = type(getattr(resource, "_client", None))
-        return self.known.get(owner) or self.learn(owner)
-
-    def learn(self, owner: type) -> str:
-        name = next((provider for text, provider in self.markers if text in owner.__name__), self.default)
-        if len(self.known) < self.LIMIT:
-            self.known[owner] = name
-        return name
-
-
-# --- small readers that accept dicts (request params) and objects (SDK models) alike -------------------------
-def get(obj: Any, key: str, default: Any = None) -> Any:
-    kind = type(obj)
-    if kind is dict:  # request params, parsed JSON
-        return obj.get(key, default)
-    mapping = _is_mapping.get(kind)
-    if mapping is None:
-        mapping = _is_a_mapping(obj, kind)
-    return obj.get(key, default) if mapping else getattr(obj, key, default)
-
-
-# type -> is it a Mapping? ``isinstance(obj, Mapping)`` asks the ABC machinery every time (its caches of weak
-# references: about 450 machine instructions and, on cold caches, a dozen cache misses per call, 7 calls for an
-# OpenAI usage object on the caller's thread); a provider's models are a handful of types. Not cached: objects
-# whose ``__class__`` is not their type (proxies, which ``isinstance`` sees through), and types past the limit
-# (made on the fly; the dict keeps those it holds alive). A type registered as a Mapping after it was cached
-# keeps its first answer.
-_is_mapping: dict[type, bool] = {}
-_IS_MAPPING_LIMIT = 1024
-
-
-def _is_a_mapping(obj: Any, kind: type) -> bool:
-    mapping = isinstance(obj, Mapping)
-    if len(_is_mapping) < _IS_MAPPING_LIMIT and getattr(obj, "__class__", None) is kind:
-        _is_mapping[kind] = mapping
-    return mapping
-
-
-def as_sequence(value: Any) -> list[Any] | tuple[Any, ...] | None:
-    """The value if it is a list or tuple (safe to read twice); None for anything else (e.g. a generator)."""
-    return value if isinstance(value, (list, tuple)) else None
-
-
-# --- tool-call rules --------------------------------------------------------------------------------------------
-def offered_tool_names(*tool_lists: Any) -> frozenset[str] | None:
-    """Names of the tools a request offered; None when one of the lists cannot be read without consuming it."""
-    names: set[str] = set()
-    for tools in tool_lists:
-        if not tools:  # absent, None, or the SDKs' omit / NOT_GIVEN sentinels (falsy)
-            continue
-        seq = as_sequence(tools)
-        if seq is None:
-            return None
-        for tool in seq:
-            name = get(tool, "name")
-            if not name:
-                name = get(get(tool, "function"), "name") or get(get(tool, "custom"), "name")
-            if isinstance(name, str) and name:
-                names.add(name)
-    return frozenset(names)
-
-
-def bad_arguments(arguments: Any) -> bool:
-    """True when tool-call arguments are not a JSON object (a dict is; empty text means no arguments)."""
-    if isinstance(arguments, Mapping):
-        return False
-    if not isinstance(arguments, str):
-        return True
-    text = arguments.strip()
-    if not text:
-        return False
-    try:
-        return not isinstance(json.loads(text), dict)
-    except ValueError:
-        return True
-
-
-def tool_call_failed(name: Any, arguments: Any, offered: frozenset[str] | None, *,
-                     check_json: bool = True) -> bool:
-    if check_json and bad_arguments(arguments):
-        return True
-    return offered is not None and name not in offered
-
-
-def error_payload(content: Any) -> bool:
-    """True when a tool result's content is a JSON object with a non-empty ``"error"`` member."""
-    if not isinstance(content, str):
-        seq = as_sequence(content)
-        if seq is None:
-            return False
-        content = "".join(t for t in (get(part, "text") for part in seq) if isinstance(t, str))
-    text = content.lstrip()
-    if not text.startswith("{") or '"error"' not in text:
-        return False
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(value, dict) and value.get("error") not in (None, False, "", {}, [])
+from .. import _guard
 
 
 # --- stream proxies ----------------------------------------------------------------------------------------------
@@ -496,8 +147,7 @@ class StreamProxy(_ProxyBase):
     def __iter__(self) -> Iterator[Any]:
         """A generator over the real stream's own iterator (what a ``for`` loop over the bare stream runs), or
         the proxy itself once ``next()`` was called on it. Why: a ``for`` loop then resumes one generator per
-        item instead of calling the proxy's ``__next__`` and the stream's ``__next__`` (two Python frames per
-        chunk, run with cold caches between the client's own work on each chunk)."""
+        item instead of two ``__next__`` frames (the proxy's and the stream's)."""
         if self._iw_next is not None or not hasattr(self.__wrapped__, "__iter__"):
             return self
         return self._iw_items()
@@ -509,9 +159,7 @@ class StreamProxy(_ProxyBase):
         close or collection ends the call then, as for ``__next__``."""
         iterator = iter(self.__wrapped__)
         object.__setattr__(self, "_iw_next", iterator.__next__)  # a later next(proxy) goes on from here
-        # taken once per loop, not per chunk: every attribute read on the proxy goes through its __getattr__
-        # hook (the type's slow path): 139.7 against 125.2 µs per 11-chunk streamed call in a same-process A/B
-        # (bench/README.md, the sdk_overhead section)
+        # taken once per loop, not per chunk: an attribute read on the proxy goes through its slow __getattr__
         finish = self._iw_finish
         observe = finish.observe
         try:
@@ -666,22 +314,12 @@ _CALLER_DEPTH = 8  # httpx2 closes the response from iter_raw's finally, one lev
 
 
 # --- names bound once, for the hot path ------------------------------------------------------------------------
-# The path every recorded call takes reaches functions and methods through names bound at import (here, in the
-# provider modules and in llm_call) rather than ``Class.method(...)``, ``getattr(obj, "name")`` or
-# ``obj.method`` taken without a call. Why: such a lookup (a class's attribute, read through the metaclass first;
-# a classmethod or staticmethod read from its class; ``getattr``/``setattr``; a class called with a Python
-# ``__init__``, which looks that up; some method reads that stayed unspecialised in a real process, adaptive
-# ``dis`` showed) is one CPython 3.11 does not specialise, so it goes through the interpreter's type-attribute
-# cache, and the provider client's own work keeps emptying that cache: the bare client's streamed call walks
-# class MROs about 1,500 times (callgrind: ``find_name_in_mro``; every field read of a pydantic model is such a
-# lookup). Each lookup of ours then may walk the MRO on cold caches, about 1,000 machine instructions for a class
-# attribute; whether it does depends on the process (the cache's slots follow the classes' version tags, numbered
-# in the order classes are first looked up in, and the names' addresses). Counted on the real client's streamed
-# call (``bench/sdk_instructions.py --client real --gc-off``, and the SDK-on call alone in five processes, hash
-# seeds 0-4), the bound names took 8,000-22,000 instructions off it, 7-31 % of what the SDK adds (bench/README.md,
-# tenth session); each of those comparisons is one draw, as ``--shifts`` later showed: the same code's added
-# figure moved by 8,200 instructions across four draws, the wrapper alone's by 14,700 across three (eleventh
-# session). Fault-injection tests patch the bound names.
+# The path every recorded call takes reaches functions and methods through module-level names bound at import
+# (here, in the provider modules and in llm_call) rather than ``Class.method(...)``, ``getattr(obj, "name")``,
+# a classmethod read from its class, or a class called with a Python ``__init__``. Why: CPython does not
+# specialise those lookups, and the provider client's own work keeps emptying the type-attribute cache they go
+# through. A method bound this way must not be overridden in a subclass (a test checks); fault-injection tests
+# patch the bound names.
 new_object = object.__new__  # an instance without calling its class: no lookup of the class's __init__
 MethodType = types.MethodType  # a bound method made without looking the function up on the instance's class
 _class_closes: dict[tuple[type, str], Any] = {}  # (response class, "close"/"aclose") -> its function, or None
@@ -689,13 +327,13 @@ CLASS_CLOSES_LIMIT = 64  # response classes remembered: classes made on the fly 
 
 
 def can_hook(response: Any, is_async: bool) -> bool:
-    """The response's ``close`` (``aclose``) is its class's: nothing of anyone else's would be replaced. Asked
-    without reading the response's ``__dict__``, which would turn its attributes into a dict of their own for
-    the rest of its life (slower to read for the client, a counted difference). The class's function is
-    remembered per class (asked again when the response's is another: a class not seen yet, one whose function
-    was replaced since, or a response with a close of its own). One answer differs from asking the class each
-    time: a response holding, as a close of its own, the class's function from before the class's was replaced
-    is taken as unhooked (its close is then the class's new one after the call)."""
+    """The response's ``close`` (``aclose``) is its class's: nothing of anyone else's would be replaced.
+
+    Asked without reading the response's ``__dict__`` (reading it would materialise a dict the client then reads
+    more slowly). The class's function is remembered per class and asked again when the response's differs (a
+    new class, a close replaced on the class since, or a response with a close of its own). One answer differs
+    from asking the class each time: a response holding, as a close of its own, the class's function from before
+    the class's was replaced is taken as unhooked."""
     name = "aclose" if is_async else "close"
     key = (type(response), name)
     found = getattr(getattr(response, name, None), "__func__", None)
@@ -709,45 +347,27 @@ def can_hook(response: Any, is_async: bool) -> bool:
 
 class EventTap:
     """Stands in for the server-sent-event decoder of a Stainless-made client's stream (``openai.Stream``'s
-    ``_decoder``): the stream itself is handed to the app untouched, and the real decoder reads the response's
-    bytes through the tap, which keeps each chunk with the clock of its arrival. The subclass reads the events
-    from them (:mod:`._sse`) in the export thread (:meth:`read`) when the call is recorded.
+    ``_decoder``): the app gets the stream itself, untouched; the real decoder reads the response's bytes through
+    the tap, which keeps each chunk with the clock of its arrival, and the subclass reads the events from them
+    (:meth:`read`, :mod:`._sse`) in the export thread. Why bytes: the app's thread then does one generator step,
+    append and clock per network chunk, and never parses an event.
 
-    Why the bytes and not the events: on the app's thread the SDK then runs once per chunk the network delivered
-    (a generator step, an append and a clock), however many events the chunk holds, and never reads an event.
-    Timed on bench/sdk_overhead.py's 11-event stream (one chunk), paired against the same calls with the SDK's
-    stream handling left out, in one process: the per-event tap this replaces cost 35-50 µs per call above that
-    floor, this one about 24 (bench/README.md, eighth session). The first content event's time to first token is
-    the clock of the chunk that completed it.
+    Contract:
 
-    What is recorded is what the provider sent, as far as it was received: a stream the app closes part-read
-    records the events of the chunks that had arrived, also those the client had not handed to the app yet.
-
-    The call ends (:meth:`ended`, once) when the stream's HTTP response is closed (its ``close``/``aclose``,
-    hooked on the response object; the hook is removed as the call ends): the client does that in a ``finally``
-    of its stream's generator when the stream is exhausted, raises or is closed, and the app by ``close()`` or
-    leaving ``with``. A close made by the stream's own generator while an exception is on its way out of that
-    generator (a transport error, as openai's stream has turned it into its own type; an error event; a chunk it
-    could not parse or decode) ends the call with that exception; ``GeneratorExit`` (the stream closed or
-    collected part-read), an exception the app is handling around its reading (a retry in an ``except`` block)
-    and the app's own exception leaving ``with`` end it as a success. A close made from inside the response's
-    own byte iterator is the HTTP library's (httpx2 closes the response in a ``finally`` as a read fails or
-    ends): the stream's close follows it, and that one ends the call. Also when the tap is collected with the
-    stream never read. Until the call ends the response and the tap refer to each other, which only the garbage
-    collector frees for a stream dropped unread. A response that already has a ``close``/``aclose`` of its own
-    (an instance attribute) is not tapped (:meth:`can_hook`).
-
-    Memory: at most :data:`FOLD_AT` chunks are kept; a longer stream has them read (:meth:`read`) on the app's
-    thread then, and goes on. The stream is assumed to be read and closed from one thread at a time (a close
-    from another thread in the middle of a fold could have a chunk read twice or not at all).
-
-    Garbage: what waits for the export thread is kept small and free of objects the garbage collector tracks.
-    The chunks and their clocks are one flat list (``[chunk, clock, chunk, clock, ...]``: bytes and ints, no
-    tuple per chunk), and the response and the client's decoder are let go as the call ends (the decoder once
-    the stream's reading began). A tracked object kept until the export brings the collector's next pass
-    closer, and that pass runs on whichever thread allocates next, usually the app's: with the ended response
-    kept (its request, headers and stream objects), bench/sdk_overhead.py's streamed calls ran 2.6 times as many
-    collector passes as the bare client's, about 1.3 times with it let go (bench/README.md, ninth session)."""
+    * recorded is what the provider sent, as far as it arrived (a stream closed part-read records the chunks
+      that had arrived); a content event's time to first token is the clock of the chunk that completed it;
+    * the call ends (:meth:`ended`, once) when the stream's HTTP response is closed: its ``close``/``aclose`` is
+      hooked on the response object and unhooked as the call ends; or when the tap is collected unread;
+    * a close by the stream's own generator with an exception on its way out of it ends the call with that
+      exception; ``GeneratorExit``, an exception the app is handling around its reading, and the app's own
+      exception leaving ``with`` end it as a success; a close from inside the response's own byte iterator (the
+      HTTP library's) does not end it: the stream's close that follows does;
+    * a response with a ``close``/``aclose`` of its own is not tapped (:func:`can_hook`);
+    * at most :data:`FOLD_AT` chunks are kept; past that they are read on the app's thread. The stream is read
+      and closed from one thread at a time;
+    * what waits for the export holds nothing the garbage collector tracks (chunks and clocks in one flat list;
+      response and decoder let go at the end), so an ended stream adds no collector passes on the app's
+      thread."""
 
     __slots__ = ("closer", "count", "decoder", "done", "hooked", "kept", "response", "source")
     where = "stream.tap"  # internal errors are counted under this name (subclasses: their provider's)
@@ -809,8 +429,8 @@ class EventTap:
             _guard.record_internal_error(self.where, exc)
 
     # --- the response's close, hooked ---
-    # The common case, a sync stream's close with no exception on its way and not from inside the response's byte
-    # iterator, costs two questions asked in the close itself; anything else goes to :meth:`_judge`.
+    # The common case (a sync close, no exception on its way, not from inside the byte iterator) is decided in
+    # the close itself; anything else goes to :meth:`_judge`.
     def _judge(self) -> tuple[bool, BaseException | None]:
         """(whether this close ends the call, with which error), asked as the close begins (see the class). The
         caller's frame tells the stream's own generator with an exception on its way out of it (the call's error),
@@ -860,12 +480,8 @@ class EventTap:
                 self._end(error)
 
     # --- the decoder ---
-    # A Python generator per chunk, not iterators of C code (zip with a clock, filterfalse with the list's append):
-    # fewer instructions, but timed against the same calls without any keeping, one process, the C iterators
-    # added about 20 µs per call on bench/sdk_overhead.py's stream and this generator none that the bench could
-    # resolve: their constructors and generic argument parsing are C code the app's thread runs nowhere else,
-    # cold in the caches at every call, where the generator runs in the interpreter loop the client keeps hot
-    # (bench/README.md, eighth session).
+    # A Python generator per chunk rather than C iterators (zip, filterfalse): it runs in the interpreter loop the
+    # client keeps hot, and measured cheaper per call.
     def iter_bytes(self, iterator: Iterator[bytes]) -> Iterator[Any]:
         """The real decoder's ``iter_bytes``, reading ``iterator``'s chunks through :meth:`_keep`. The decoder is
         taken before ``source`` is set (the end lets it go once reading began); after the end (the app closed the

@@ -26,7 +26,7 @@ repeats it) as ``inferwatch.usage.cache_creation_1h.input_tokens``; thinking tok
 them). Finish reason: the stop reason as reported (``max_tokens`` -> truncated; ``refusal`` -> refusal).
 Response length: text blocks only (thinking blocks are reasoning, not the answer; they still mark the first token
 of a stream). Tool calls: ``tool_use`` blocks (server tools are not counted); failures by the rules in
-``_streams`` (a non-streamed ``input`` that is not an object, e.g. the raw text of unparseable JSON, counts;
+``_tool_calls`` (a non-streamed ``input`` that is not an object, e.g. the raw text of unparseable JSON, counts;
 streamed ``input_json_delta`` pieces are joined and parsed at the end).
 
 A stream's usage arrives in ``message_delta``; a stream that ends without it keeps the input tokens of
@@ -51,7 +51,11 @@ from .. import _guard, budget
 from ..llm_call import ProviderCall
 from ..metrics import normalise_anthropic_usage
 from . import DidNotEnable, uninstrument
-from . import _streams as st
+from ._patching import (ClientWraps, Factory, ProviderNames, Switch, capture_on, enter_call, exit_call, inactive,
+                        load_classes, mark, patch_classes, raising, resource_at)
+from ._readers import as_sequence, get
+from ._streams import AsyncStreamProxy, StreamProxy
+from ._tool_calls import error_payload, offered_tool_names, tool_call_failed
 
 log = logging.getLogger("inferwatch")
 
@@ -69,12 +73,12 @@ _TARGETS: tuple[tuple[str, str, str, bool], ...] = (
     ("AsyncMessages", "stream", "stream", True),
 )
 
-_wraps = st.ClientWraps(PATCH_NAME)
-_providers = st.ProviderNames("anthropic", (("Bedrock", "aws.bedrock"), ("Vertex", "gcp.vertex_ai")))
+_wraps = ClientWraps(PATCH_NAME)
+_providers = ProviderNames("anthropic", (("Bedrock", "aws.bedrock"), ("Vertex", "gcp.vertex_ai")))
 
 
 def _targets() -> list[tuple[type, str, str, bool]]:
-    classes = st.load_classes((_MODULE, name) for name in ("Messages", "AsyncMessages"))
+    classes = load_classes((_MODULE, name) for name in ("Messages", "AsyncMessages"))
     found = [(classes[(_MODULE, name)], method, kind, is_async) for name, method, kind, is_async in _TARGETS
              if (_MODULE, name) in classes and callable(classes[(_MODULE, name)].__dict__.get(method))]
     if not found:
@@ -90,8 +94,8 @@ def instrument_anthropic() -> bool:
     except DidNotEnable as exc:
         log.warning("inferwatch: Anthropic integration not enabled: %s", exc)
         return False
-    return st.patch_classes(PATCH_NAME, [(cls, method, _factory(kind, is_async))
-                                         for cls, method, kind, is_async in targets])
+    return patch_classes(PATCH_NAME, [(cls, method, _factory(kind, is_async))
+                                      for cls, method, kind, is_async in targets])
 
 
 def wrap_anthropic(client: Any) -> Any:
@@ -99,7 +103,7 @@ def wrap_anthropic(client: Any) -> Any:
 
     Idempotent. Never raises: an object that is not an Anthropic client is returned unchanged."""
     with _guard.guard("anthropic.wrap"):
-        resource = st.resource_at(client, "messages")
+        resource = resource_at(client, "messages")
         if resource is not None:
             _wraps.wrap(client, [(resource, method, _factory(kind, is_async))
                                  for cls, method, kind, is_async in _targets() if isinstance(resource, cls)])
@@ -113,43 +117,43 @@ def uninstrument_anthropic() -> bool:
 
 
 # --- the wrappers ----------------------------------------------------------------------------------------------
-def _factory(kind: str, is_async: bool) -> st.Factory:
-    def make(original: Callable[..., Any], switch: st.Switch) -> Callable[..., Any]:
+def _factory(kind: str, is_async: bool) -> Factory:
+    def make(original: Callable[..., Any], switch: Switch) -> Callable[..., Any]:
         if kind == "stream":  # sync in both clients: it returns a manager; the request runs when it is entered
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if not switch.enabled or st.inactive(kwargs):
+                if not switch.enabled or inactive(kwargs):
                     return original(self, *args, **kwargs)
                 downgraded = budget.enforce_request(kwargs)  # BudgetExceeded: raised by .stream() itself
-                token = st.enter_call()
+                token = enter_call()
                 try:
                     manager = original(self, *args, **kwargs)
                 finally:
-                    st.exit_call(token)
+                    exit_call(token)
                 with _guard.guard(f"{_WHERE}.prepare"):
                     _record_manager(manager, self, kwargs, is_async, downgraded)
                 return manager
         elif is_async:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if not switch.enabled or st.inactive(kwargs):
+                if not switch.enabled or inactive(kwargs):
                     return original(self, *args, **kwargs)
                 try:
                     downgraded = budget.enforce_request(kwargs)
                 except budget.BudgetExceeded as exc:
-                    return st.raising(exc)  # raised when awaited, as the provider's own errors are
-                token = st.enter_call()
+                    return raising(exc)  # raised when awaited, as the provider's own errors are
+                token = enter_call()
                 try:
                     coroutine = original(self, *args, **kwargs)  # argument errors still raise here, as before
                 finally:
-                    st.exit_call(token)
+                    exit_call(token)
                 return _record_async(coroutine, self, kwargs, kwargs.get("stream") is True, downgraded)
         else:
             def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-                if not switch.enabled or st.inactive(kwargs):
+                if not switch.enabled or inactive(kwargs):
                     return original(self, *args, **kwargs)
                 downgraded = budget.enforce_request(kwargs)  # BudgetExceeded: before the provider is called
                 rec = _Recorder.prepare(self, kwargs, streamed=kwargs.get("stream") is True, is_async=False,
                                         downgraded_from=downgraded)
-                token = st.enter_call()
+                token = enter_call()
                 try:
                     result = original(self, *args, **kwargs)
                 except BaseException as exc:
@@ -157,9 +161,9 @@ def _factory(kind: str, is_async: bool) -> st.Factory:
                         rec.end(exc)
                     raise
                 finally:
-                    st.exit_call(token)
+                    exit_call(token)
                 return result if rec is None else rec.complete(result)
-        return st.mark(wrapper, original)
+        return mark(wrapper, original)
     return make
 
 
@@ -205,13 +209,13 @@ def _usage(usage: Any, fallback: Any = None) -> dict[str, Any]:
         value = getattr(usage, name, None)
         return getattr(fallback, name, None) if value is None and fallback is not None else value
 
-    breakdown = st.get(usage, "cache_creation")  # by TTL; a stream's message_delta usually leaves it out
+    breakdown = get(usage, "cache_creation")  # by TTL; a stream's message_delta usually leaves it out
     if breakdown is None and fallback is not None:
-        breakdown = st.get(fallback, "cache_creation")
+        breakdown = get(fallback, "cache_creation")
     normalised = normalise_anthropic_usage(pick("input_tokens"), getattr(usage, "output_tokens", None),
                                            pick("cache_read_input_tokens"), pick("cache_creation_input_tokens"),
-                                           _count(st.get(breakdown, "ephemeral_5m_input_tokens")),
-                                           _count(st.get(breakdown, "ephemeral_1h_input_tokens")))
+                                           _count(get(breakdown, "ephemeral_5m_input_tokens")),
+                                           _count(get(breakdown, "ephemeral_1h_input_tokens")))
     thinking = getattr(getattr(usage, "output_tokens_details", None), "thinking_tokens", None)
     if thinking:
         normalised["reasoning_tokens"] = thinking
@@ -235,16 +239,16 @@ class _Recorder(ProviderCall):
             rec = cls(model if isinstance(model, str) else "", _providers.of(resource), streamed,
                       downgraded_from)
             rec.is_async = is_async
-            capture = rec.capture = st.capture_on()
+            capture = rec.capture = capture_on()
             rec.tools = kwargs.get("tools")
-            messages = st.as_sequence(kwargs.get("messages"))
+            messages = as_sequence(kwargs.get("messages"))
             rec.failures = _tool_result_errors(messages)
             if capture and messages is not None:
                 shown = list(messages)
                 system = kwargs.get("system")
                 if system:
                     shown.insert(0, {"role": "system", "content": system if isinstance(system, str)
-                                     else list(st.as_sequence(system) or ())})
+                                     else list(as_sequence(system) or ())})
                 rec.call.content(input=shown)
             return rec
         except Exception as exc:  # noqa: BLE001 - never break the host
@@ -252,16 +256,16 @@ class _Recorder(ProviderCall):
             return None
 
     def offered(self) -> frozenset[str] | None:
-        return st.offered_tool_names(self.tools)
+        return offered_tool_names(self.tools)
 
     def complete(self, result: Any) -> Any:
         """The app's result: the same object, or a recording proxy around a stream."""
         try:
             if self.streamed:
                 if self.is_async and hasattr(result, "__anext__"):
-                    return st.AsyncStreamProxy(result, _MessageStream(self), f"{_WHERE}.stream")
+                    return AsyncStreamProxy(result, _MessageStream(self), f"{_WHERE}.stream")
                 if not self.is_async and hasattr(result, "__next__"):
-                    return st.StreamProxy(result, _MessageStream(self), f"{_WHERE}.stream")
+                    return StreamProxy(result, _MessageStream(self), f"{_WHERE}.stream")
             self.apply_message(result)
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error(f"{_WHERE}.record", exc)
@@ -298,8 +302,8 @@ class _Recorder(ProviderCall):
                 calls += 1
                 if offered is _UNSET:
                     offered = self.offered()
-                failures += st.tool_call_failed(getattr(block, "name", None), getattr(block, "input", None),
-                                                offered)
+                failures += tool_call_failed(getattr(block, "name", None), getattr(block, "input", None),
+                                             offered)
         self.respond(parts, chars, getattr(message, "stop_reason", None), getattr(message, "model", None),
                      getattr(message, "id", None), calls, failures)
 
@@ -308,17 +312,17 @@ _UNSET = object()
 
 
 def _tool_result_errors(messages: Any) -> int:
-    """``tool_result`` blocks reporting an error, after the last assistant message (rule in ``_streams``)."""
+    """``tool_result`` blocks reporting an error, after the last assistant message (rule in ``_tool_calls``)."""
     if not messages:
         return 0
     count = 0
     for message in reversed(messages):
-        if st.get(message, "role") == "assistant":
+        if get(message, "role") == "assistant":
             break
-        content = st.as_sequence(st.get(message, "content"))
+        content = as_sequence(get(message, "content"))
         for block in content or ():
-            if st.get(block, "type") == "tool_result" and (
-                    st.get(block, "is_error") is True or st.error_payload(st.get(block, "content"))):
+            if get(block, "type") == "tool_result" and (
+                    get(block, "is_error") is True or error_payload(get(block, "content"))):
                 count += 1
     return count
 
@@ -407,7 +411,7 @@ class _MessageStream:
             failures = 0
             if self.blocks:
                 offered = self.rec.offered()
-                failures = sum(st.tool_call_failed(name, "".join(pieces) if pieces else start, offered)
+                failures = sum(tool_call_failed(name, "".join(pieces) if pieces else start, offered)
                                for name, pieces, start in self.blocks.values())
             self.rec.respond(self.parts, self.chars, self.stop_reason, self.model, self.message_id,
                              len(self.blocks), failures)
