@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,13 +20,11 @@ try:  # the HTTP package the installed anthropic client is built on (recent rele
 except ImportError:  # pragma: no cover - older anthropic releases
     httpx = pytest.importorskip("httpx")
 
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
-
 import inferwatch  # noqa: E402
-from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
 from inferwatch.metrics import InferenceMetrics, normalise_anthropic_usage  # noqa: E402
-from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
+from tests.helpers.mock_llm_rules import user  # noqa: E402
+from tests.helpers.sdk_recording import Recorded  # noqa: E402
 
 MODEL = "claude-opus-4-5"
 SNAPSHOT = "claude-opus-4-5-20251101"
@@ -37,27 +34,6 @@ USAGE = {"input_tokens": FRESH, "cache_read_input_tokens": READ,
          "cache_creation_input_tokens": WRITE_5M + WRITE_1H,
          "cache_creation": {"ephemeral_5m_input_tokens": WRITE_5M, "ephemeral_1h_input_tokens": WRITE_1H},
          "output_tokens": OUTPUT, "service_tier": "standard"}
-
-
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, schedule_delay_ms=50, capture="off", metric_exporter=NullMetricExporter())
-    try:
-        yield exporter
-    finally:
-        inferwatch.shutdown()
-        _guard.reset()
-
-
-def one(exporter: InMemorySpanExporter) -> dict[str, Any]:
-    assert inferwatch.flush(5)
-    finished = exporter.get_finished_spans()
-    assert len(finished) == 1, [s.name for s in finished]
-    exporter.clear()
-    return dict(finished[0].attributes)
 
 
 # --- the Anthropic wire format, served by an httpx transport ---------------------------------------------------
@@ -117,16 +93,12 @@ def check_1h(a: dict[str, Any]) -> None:
     assert a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == OUTPUT
 
 
-def user(text: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": text}]
-
-
 @pytest.mark.parametrize(("way", "delta"), [
     ("create", DELTA_PLAIN),
     ("create-stream", DELTA_PLAIN), ("create-stream", DELTA_FULL),
     ("stream-helper", DELTA_PLAIN), ("stream-helper", DELTA_FULL),
 ], ids=["create", "stream", "stream-delta-breakdown", "helper", "helper-delta-breakdown"])
-def test_anthropic_1h_cache_writes_sync(spans: InMemorySpanExporter, way: str, delta: dict[str, Any]) -> None:
+def test_anthropic_1h_cache_writes_sync(sdk: Recorded, way: str, delta: dict[str, Any]) -> None:
     transport = Transport(delta)
     client = inferwatch.wrap_anthropic(sync_client(transport))
     if way == "create":
@@ -139,10 +111,10 @@ def test_anthropic_1h_cache_writes_sync(spans: InMemorySpanExporter, way: str, d
         with client.messages.stream(model=MODEL, max_tokens=100, messages=user("hi")) as stream:
             assert stream.get_final_text() == TEXT
     assert len(transport.bodies) == 1
-    check_1h(one(spans))
+    check_1h(sdk.one())
 
 
-def test_anthropic_1h_cache_writes_async(spans: InMemorySpanExporter) -> None:
+def test_anthropic_1h_cache_writes_async(sdk: Recorded) -> None:
     transport = Transport()
 
     async def run() -> None:
@@ -157,8 +129,7 @@ def test_anthropic_1h_cache_writes_async(spans: InMemorySpanExporter) -> None:
                 await stream.until_done()
 
     asyncio.run(run())
-    assert inferwatch.flush(5)
-    finished = spans.get_finished_spans()
+    finished = sdk.spans()
     assert len(finished) == 3
     for span in finished:
         check_1h(dict(span.attributes))
@@ -183,53 +154,53 @@ def test_metrics_carry_the_1h_share() -> None:
     assert sc.CACHE_CREATION_1H_INPUT_TOKENS not in plain
 
 
-def test_manual_api_usage_takes_1h_writes(spans: InMemorySpanExporter) -> None:
+def test_manual_api_usage_takes_1h_writes(sdk: Recorded) -> None:
     with inferwatch.llm_call(model=MODEL, provider="anthropic") as call:
         call.usage(input_tokens=115, output_tokens=7, cache_read_tokens=10, cache_write_tokens=100,
                    cache_write_1h_tokens=70)
     assert call.metrics.cache_write_1h_tokens == 70
-    check_1h(one(spans))
+    check_1h(sdk.one())
     with inferwatch.llm_call(model=MODEL, provider="anthropic") as call:
         call.usage(input_tokens=10, output_tokens=1, cache_write_tokens=3, cache_write_1h_tokens=9)
     assert call.metrics.cache_write_1h_tokens == 3  # a subset of the cache writes, never more
-    assert one(spans)[sc.CACHE_CREATION_1H_INPUT_TOKENS] == 3
+    assert sdk.one()[sc.CACHE_CREATION_1H_INPUT_TOKENS] == 3
 
 
 # --- application-side cache hits ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind", ["exact", "semantic"])
-def test_cache_hit_is_recorded_with_the_served_usage(spans: InMemorySpanExporter, kind: str) -> None:
+def test_cache_hit_is_recorded_with_the_served_usage(sdk: Recorded, kind: str) -> None:
     with inferwatch.tags(feature="faq"), inferwatch.llm_call(model="gpt-4o", provider="openai") as call:
         call.cache_hit(kind)
         call.usage(input_tokens=1200, output_tokens=300, cache_read_tokens=0)
         call.response(text="the cached answer", finish_reason="stop")
     m = call.metrics
     assert m.cache_hit is True and m.cache_hit_kind == kind
-    a = one(spans)
+    a = sdk.one()
     assert a[sc.CACHE_HIT] is True and a[sc.CACHE_HIT_KIND] == kind == a["inferwatch.cache_hit.kind"]
     # the usage of the answer that was served, so the collector can price what was avoided
     assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == 1200 and a[sc.GEN_AI_USAGE_OUTPUT_TOKENS] == 300
     assert a[sc.GEN_AI_REQUEST_MODEL] == "gpt-4o" and a[sc.FEATURE] == "faq" and a[sc.USAGE_MISSING] is False
 
 
-def test_cache_hit_given_to_llm_call(spans: InMemorySpanExporter) -> None:
+def test_cache_hit_given_to_llm_call(sdk: Recorded) -> None:
     with inferwatch.llm_call(model="gpt-4o", provider="openai", cache_hit="semantic") as call:
         call.usage(input_tokens=10, output_tokens=2)
     assert call.metrics.cache_hit is True
-    assert one(spans)[sc.CACHE_HIT_KIND] == "semantic"
+    assert sdk.one()[sc.CACHE_HIT_KIND] == "semantic"
 
 
-def test_calls_are_not_cache_hits_by_default(spans: InMemorySpanExporter) -> None:
+def test_calls_are_not_cache_hits_by_default(sdk: Recorded) -> None:
     with inferwatch.llm_call(model="gpt-4o", provider="openai") as call:
         call.usage(input_tokens=10, output_tokens=2)
     assert call.metrics.cache_hit is False
-    a = one(spans)
+    a = sdk.one()
     assert sc.CACHE_HIT not in a and sc.CACHE_HIT_KIND not in a
 
 
-def test_bad_cache_hit_kind_never_raises(spans: InMemorySpanExporter) -> None:
+def test_bad_cache_hit_kind_never_raises(sdk: Recorded) -> None:
     with inferwatch.llm_call(model="gpt-4o", provider="openai") as call:
         call.cache_hit("fuzzy")
         call.usage(input_tokens=10, output_tokens=2)
-    a = one(spans)
+    a = sdk.one()
     assert a[sc.CACHE_HIT] is True and sc.CACHE_HIT_KIND not in a  # still a hit; the kind is unknown
     assert inferwatch.stats()["internal_errors"]["llm_call.cache_hit"] == 1

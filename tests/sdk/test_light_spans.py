@@ -9,7 +9,6 @@ SDK does, and that nothing the app does to ``call.metrics`` after the call reach
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -25,22 +24,7 @@ from inferwatch import client as iw_client
 from inferwatch import semconv as sc
 from inferwatch.metrics import InferenceMetrics
 from tests.helpers.otel_exporters import KeepingMetricExporter
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, schedule_delay_ms=20, metric_exporter=KeepingMetricExporter())
-    try:
-        yield exporter
-    finally:
-        inferwatch.shutdown()
-        _guard.reset()
-
-
-def finished(exporter: InMemorySpanExporter) -> list[Any]:
-    assert inferwatch.flush(5)
-    return list(exporter.get_finished_spans())
+from tests.helpers.sdk_recording import finished
 
 
 def test_an_llm_span_is_what_the_otel_sdk_span_was(spans: InMemorySpanExporter) -> None:

@@ -19,39 +19,23 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import inferwatch
-from inferwatch import _guard, telemetry
+from inferwatch import telemetry
 from inferwatch import client as iw_client
 from inferwatch import semconv as sc
 from inferwatch.llm_call import LlmCall
-from tests.helpers.otel_exporters import KeepingMetricExporter
 from tests.helpers.faults import Raiser
+from tests.helpers.sdk_recording import finished, start_sdk
 
 observe_module = sys.modules["inferwatch.observe"]  # (inferwatch.observe is also the name of the decorator)
 llm_call_module = sys.modules[LlmCall.__module__]
 
 
-def start(exporter: InMemorySpanExporter) -> None:
-    inferwatch.init(exporter=exporter, schedule_delay_ms=20, metric_exporter=KeepingMetricExporter())
-
-
-@pytest.fixture
-def spans() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    start(exporter)
-    try:
-        yield exporter
-    finally:
-        inferwatch.shutdown()
-        _guard.reset()
-
-
-def finished(exporter: InMemorySpanExporter) -> dict[str, list[Any]]:
+def by_name(exporter: InMemorySpanExporter) -> dict[str, list[Any]]:
     """The exported spans by name."""
-    assert inferwatch.flush(5)
-    by_name: dict[str, list[Any]] = {}
-    for span in exporter.get_finished_spans():
-        by_name.setdefault(span.name, []).append(span)
-    return by_name
+    named: dict[str, list[Any]] = {}
+    for span in finished(exporter):
+        named.setdefault(span.name, []).append(span)
+    return named
 
 
 def _call(model: str) -> None:
@@ -72,7 +56,7 @@ def test_calls_a_generator_makes_are_its_children_and_the_consumers_are_not(span
         consumer_saw.append(trace.get_current_span())
         _call("outside")
     _call("after")
-    got = finished(spans)
+    got = by_name(spans)
     [observed] = got[documents.__qualname__]
     assert observed.attributes[sc.GEN_AI_OPERATION_NAME] == "retrieval" and observed.status.is_ok
     assert [s.parent.span_id for s in got["chat inside"]] == [observed.context.span_id] * 2
@@ -97,7 +81,7 @@ def test_calls_an_async_generator_makes_are_its_children_and_the_consumers_are_n
         return saw
 
     consumer_saw = asyncio.run(consume())
-    got = finished(spans)
+    got = by_name(spans)
     [observed] = got[tokens.__qualname__]
     assert [s.parent.span_id for s in got["chat inside"]] == [observed.context.span_id] * 2
     assert [s.parent for s in got["chat outside"]] == [None, None]
@@ -116,7 +100,7 @@ def test_an_async_function_and_a_bare_decorator(spans):
         return asyncio.run(answer())
 
     assert outer() == "done"
-    got = finished(spans)
+    got = by_name(spans)
     [parent], [child], [llm] = got[outer.__qualname__], got[answer.__qualname__], got["chat inside"]
     assert child.parent.span_id == parent.context.span_id and llm.parent.span_id == child.context.span_id
     assert parent.kind is trace.SpanKind.INTERNAL and parent.parent is None
@@ -171,16 +155,13 @@ ASYNC_EXPECTED = [0, 1, 2, 3, ["a", "caught k", "b", "c"], "ended"]
 
 
 @pytest.mark.parametrize("initialised", [False, True], ids=["before init", "after init"])
-def test_sent_values_thrown_exceptions_and_returns_pass_through(initialised, monkeypatch):
+def test_sent_values_thrown_exceptions_and_returns_pass_through(initialised, monkeypatch, stop_sdk):
     if initialised:
-        start(InMemorySpanExporter())
-    try:
-        assert drive(echo(4)) == EXPECTED
-        assert drive(inferwatch.observe(echo)(4)) == EXPECTED
-        assert async_drive(async_echo(4)) == ASYNC_EXPECTED
-        assert async_drive(inferwatch.observe(async_echo)(4)) == ASYNC_EXPECTED
-    finally:
-        inferwatch.shutdown()
+        start_sdk()
+    assert drive(echo(4)) == EXPECTED
+    assert drive(inferwatch.observe(echo)(4)) == EXPECTED
+    assert async_drive(async_echo(4)) == ASYNC_EXPECTED
+    assert async_drive(inferwatch.observe(async_echo)(4)) == ASYNC_EXPECTED
 
 
 def test_the_decorated_kinds_stay_what_they_were():
@@ -223,7 +204,7 @@ def test_a_generator_stopped_early_is_not_an_error(spans):
         assert closed == ["sync", "async"]  # closed by aclose(), not by the event loop's shutdown
 
     asyncio.run(consume())
-    got = finished(spans)
+    got = by_name(spans)
     for span in got[numbers.__qualname__] + got[async_numbers.__qualname__]:
         assert span.status.status_code is trace.StatusCode.UNSET and sc.ERROR_TYPE not in span.attributes
 
@@ -251,7 +232,7 @@ def test_an_exception_from_the_function_is_recorded_and_raised_as_it_was(spans):
     with pytest.raises(LookupError) as raised:
         asyncio.run(consume())
     assert raised.value is failure
-    got = finished(spans)
+    got = by_name(spans)
     for span in got[fails.__qualname__] + got[async_fails.__qualname__]:
         assert span.status.status_code is trace.StatusCode.ERROR
         assert span.attributes[sc.ERROR_TYPE] == "LookupError"
@@ -355,21 +336,17 @@ def _outcome(run: Callable[[], Any]) -> tuple[Any, ...]:
 @pytest.mark.parametrize("fails", [False, True], ids=["returns", "raises"])
 @pytest.mark.parametrize("kind", ["plain", "coroutine", "generator", "async generator"])
 @pytest.mark.parametrize("fault", list(FAULTS))
-def test_the_app_sees_the_same_with_a_failing_sdk(fault, kind, fails, monkeypatch):
+def test_the_app_sees_the_same_with_a_failing_sdk(fault, kind, fails, monkeypatch, stop_sdk):
     """A fault in the decorator's or the manual API's own code (the span's start, the context made current,
     the span's end, the call's span, usage, hand-over to the export, the exporter) leaves what the app's function
     returns or raises as it is without the SDK; each fault must have fired."""
     expected = _outcome(_app(kind, fails))  # before init: nothing recorded
     raiser = Raiser()
-    start(InMemorySpanExporter())
-    try:
-        with monkeypatch.context() as mp:
-            FAULTS[fault](mp, raiser)
-            got = _outcome(_app(kind, fails))
-            inferwatch.flush(5)
-    finally:
-        inferwatch.shutdown()
-        _guard.reset()
+    start_sdk()
+    with monkeypatch.context() as mp:
+        FAULTS[fault](mp, raiser)
+        got = _outcome(_app(kind, fails))
+        inferwatch.flush(5)
     assert got == expected
     assert raiser.hits > 0, f"{fault} never reached"
 
@@ -401,7 +378,7 @@ def test_a_span_the_generator_makes_current_stays_current_across_its_yields(span
 
     assert list(pages()) == [0, 1, 2]
     asyncio.run(consume())
-    got = finished(spans)
+    got = by_name(spans)
     for prefix in ("page", "async-page"):
         parents = {got[f"chat {prefix}-{i}"][0].parent.span_id for i in range(3)}
         assert len(parents) == 1  # the app's block, not the observed span after the first yield

@@ -24,17 +24,16 @@ import pytest
 
 openai = pytest.importorskip("openai")
 
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter  # noqa: E402
 from opentelemetry.trace import StatusCode  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 import inferwatch  # noqa: E402
 from examples.mock_llm import REFUSAL_TEXT, estimate_prompt_tokens  # noqa: E402
-from inferwatch import _guard  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
 from inferwatch.integrations import _openai_chat, _readers, _streams  # noqa: E402
 from tests.helpers.mock_llm_fixtures import MOCK_API_KEY  # noqa: E402
-from tests.helpers.otel_exporters import NullMetricExporter  # noqa: E402
+from tests.helpers.mock_llm_rules import prompt_tokens, tokens, user  # noqa: E402
+from tests.helpers.sdk_recording import Recorded, start_sdk  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 SNAPSHOT = "gpt-4o-mini-2024-07-18"
@@ -42,52 +41,6 @@ WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters":
     "type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}}}
 WEATHER_ARGS = '{"location":"sample-location"}'
 RESP_WEATHER = {"type": "function", "name": "get_weather", "parameters": WEATHER["function"]["parameters"]}
-
-
-def tokens(text: str) -> int:
-    return -(-len(text) // 4)
-
-
-def prompt_tokens(*texts: str) -> int:
-    return sum(4 + tokens(t) for t in texts)
-
-
-def user(text: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": text}]
-
-
-
-
-class Recorded:
-    def __init__(self, exporter: InMemorySpanExporter) -> None:
-        self.exporter = exporter
-
-    def spans(self) -> list[Any]:
-        assert inferwatch.flush(5)
-        return list(self.exporter.get_finished_spans())
-
-    def one(self) -> dict[str, Any]:
-        spans = self.spans()
-        assert len(spans) == 1, [s.name for s in spans]
-        self.exporter.clear()
-        return {"_span": spans[0], **dict(spans[0].attributes)}
-
-
-def start_sdk(**options: Any) -> Recorded:
-    exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), schedule_delay_ms=50, sample_rate=1.0,
-                    **{"capture": "off", **options})
-    return Recorded(exporter)
-
-
-@pytest.fixture
-def sdk() -> Iterator[Recorded]:
-    """The SDK initialised with an in-memory exporter; shut down (which undoes every patch) after the test."""
-    try:
-        yield start_sdk()
-    finally:
-        inferwatch.shutdown()
-        _guard.reset()
 
 
 @pytest.fixture

@@ -5,14 +5,13 @@ and trace state of the context the call *started* in, the tags of that moment, t
 span is made (feedback by it before then: tests/sdk/test_feedback.py), sampling (errors always kept), and a full
 queue that keeps the metrics.
 
-Real ``openai`` and ``anthropic`` clients against the mock server (``tests/mock_llm_fixtures.py``).
+Real ``openai`` and ``anthropic`` clients against the mock server (``tests/helpers/mock_llm_fixtures.py``).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -28,37 +27,19 @@ import inferwatch  # noqa: E402
 from inferwatch import _guard, _responses  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
 from inferwatch.telemetry import ID_POOL_SIZE  # noqa: E402
+from tests.helpers.mock_llm_rules import user  # noqa: E402
 from tests.helpers.otel_exporters import KeepingMetricExporter, NullMetricExporter  # noqa: E402
+from tests.helpers.sdk_recording import finished, start_sdk  # noqa: E402
 
 MODEL = "gpt-4o-mini"
 CLAUDE = "claude-haiku-4-5"
 
 
-def user(text: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": text}]
-
-
-@pytest.fixture
-def stop_sdk() -> Iterator[None]:
-    try:
-        yield
-    finally:
-        inferwatch.shutdown()
-        _guard.reset()
-        _responses.clear()
-
-
 def start(**options: Any) -> InMemorySpanExporter:
-    exporter = InMemorySpanExporter()
-    inferwatch.init(exporter=exporter, metric_exporter=options.pop("metric_exporter", NullMetricExporter()),
-                    schedule_delay_ms=20, **{"sample_rate": 1.0, **options})
+    """The SDK started (:func:`start_sdk`, ``options`` overriding) with both providers instrumented."""
+    exporter = start_sdk(schedule_delay_ms=20, **options).exporter
     assert inferwatch.instrument_openai() and inferwatch.instrument_anthropic()
     return exporter
-
-
-def finished(exporter: InMemorySpanExporter) -> list[Any]:
-    assert inferwatch.flush(5)
-    return list(exporter.get_finished_spans())
 
 
 def test_the_span_has_the_parent_and_tags_of_the_moment_the_call_started(openai_client: Any, anthropic_client: Any,
