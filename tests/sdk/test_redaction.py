@@ -5,7 +5,7 @@ The reference is Presidio's ``AnalyzerEngine`` set up offline (``redaction_corpu
 English spaCy pipeline with a lower-case lemma, tldextract's bundled suffix list, our secret recognizers registered
 as Presidio pattern recognizers. Agreement on a text means the same set of (entity, start, end) findings.
 
-``python tests/sdk/test_redaction.py --print-data`` prints the generated data of ``inferwatch/_redaction_data.py``
+``python tests/sdk/test_redaction.py --print-data`` prints the generated data of ``inferwatch/redaction/_data.py``
 (from the installed presidio-analyzer, phonenumbers, tldextract and spaCy);
 ``test_embedded_data_matches_the_reference_libraries`` fails when it is stale.
 """

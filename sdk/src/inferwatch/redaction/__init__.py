@@ -101,7 +101,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ._redaction_data import (  # generated: Presidio's TLDs and IBAN formats, the PSL, stop words, phone metadata
+from ._data import (  # generated: Presidio's TLDs and IBAN formats, the PSL, stop words, phone metadata
     _IBAN_FORMATS,
     _PHONE_CC_REGIONS,
     _PHONE_META,
