@@ -28,7 +28,6 @@ if __name__ == "__main__":  # run as a script (--print-data): make the repositor
 import pytest  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
-
 from inferwatch import redaction as rd  # noqa: E402
 from inferwatch.redaction import (  # noqa: E402
     DEFAULT_REDACTOR,
@@ -45,6 +44,18 @@ from inferwatch.redaction import (  # noqa: E402
     resolve_conflicts,
     ssn_valid,
 )
+from inferwatch.redaction import _data as rd_data  # noqa: E402
+from inferwatch.redaction import conflicts as rd_conflicts  # noqa: E402
+from inferwatch.redaction import context as rd_context  # noqa: E402
+from inferwatch.redaction import findings as rd_findings  # noqa: E402
+from inferwatch.redaction import recognizers as rd_recognizers  # noqa: E402
+from inferwatch.redaction import redactor as rd_redactor  # noqa: E402
+from inferwatch.redaction import rules as rd_rules  # noqa: E402
+from inferwatch.redaction import scan as rd_scan  # noqa: E402
+from inferwatch.redaction import validators as rd_validators  # noqa: E402
+from inferwatch.redaction.phones import patterns as ph  # noqa: E402
+from inferwatch.redaction.phones import plans as phone_plans  # noqa: E402
+
 from tests.helpers.redaction_corpus import (  # noqa: E402
     Sample,
     btc_bech32,
@@ -259,8 +270,8 @@ def test_values_at_the_start_of_a_line_of_a_json_capture_are_found() -> None:
             missed += [(p.entity, sep) for p in sample.planted
                        if json.dumps(p.value, ensure_ascii=False)[1:-1] in redacted]
     assert missed == []
-    assert rd.json_view("card:\\n4111") == "card:\\n4111"  # not JSON: read as it is
-    assert rd.json_view('["a\\\\nb\\nc"]') == '["a\\\\nb\n c"]'  # an escaped backslash stays
+    assert rd_redactor.json_view("card:\\n4111") == "card:\\n4111"  # not JSON: read as it is
+    assert rd_redactor.json_view('["a\\\\nb\\nc"]') == '["a\\\\nb\n c"]'  # an escaped backslash stays
 
 
 def test_passwords_with_backslashes_are_redacted_whole() -> None:
@@ -326,9 +337,9 @@ def test_conflicts_are_resolved_like_presidios_anonymizer() -> None:
 
 def test_partly_overlapping_findings_become_adjacent_placeholders() -> None:
     # an IBAN whose tail also reads as a phone number, for example, would become "<IBAN_CODE><PHONE_NUMBER>"
-    results = [rd._R("IBAN_CODE", 0, 8, 1.0, ""), rd._R("PHONE_NUMBER", 5, 12, 0.4, "")]
+    results = [rd_findings._R("IBAN_CODE", 0, 8, 1.0, ""), rd_findings._R("PHONE_NUMBER", 5, 12, 0.4, "")]
     counts: dict[str, int] = {}
-    assert rd._replace("ABCDEFGHIJKLxyz", rd._resolve("ABCDEFGHIJKLxyz", results), counts) == (
+    assert rd_conflicts._replace("ABCDEFGHIJKLxyz", rd_conflicts._resolve("ABCDEFGHIJKLxyz", results), counts) == (
         "<IBAN_CODE><PHONE_NUMBER>xyz")
     assert counts == {"IBAN_CODE": 1, "PHONE_NUMBER": 1}
 
@@ -387,15 +398,17 @@ def _naive(text: str) -> dict[str, list[tuple[int, int, float]]]:
         out.setdefault(entity, []).extend(found)
 
     out: dict[str, list[tuple[int, int, float]]] = {}
-    spans("EMAIL_ADDRESS", [(m.start(), m.end(), 1.0) for m in rd._EMAIL.finditer(text)
+    spans("EMAIL_ADDRESS", [(m.start(), m.end(), 1.0) for m in rd_recognizers._EMAIL.finditer(text)
                             if rd.email_domain_valid(m.group(), reserved=True)])
-    spans("URL", [(m.start(), m.end(), score) for _, rx, score in rd._url_compiled() for m in rx.finditer(text)])
-    spans("CRYPTO", [(m.start(), m.end(), 1.0) for m in rd._CRYPTO.finditer(text) if rd.crypto_valid(m.group())])
-    spans("IP_ADDRESS", [(m.start(), m.end(), score) for _, rx, score in rd._IPS for m in rx.finditer(text)
-                         if rd.ip_valid(m.group())])
-    spans("US_SSN", [(m.start(), m.end(), score) for rx, score in rd._SSN for m in rx.finditer(text)
+    spans("URL", [(m.start(), m.end(), score) for _, rx, score in rd_recognizers._url_compiled()
+                  for m in rx.finditer(text)])
+    spans("CRYPTO", [(m.start(), m.end(), 1.0) for m in rd_recognizers._CRYPTO.finditer(text)
+                     if rd.crypto_valid(m.group())])
+    spans("IP_ADDRESS", [(m.start(), m.end(), score) for _, rx, score in rd_recognizers._IPS
+                         for m in rx.finditer(text) if rd.ip_valid(m.group())])
+    spans("US_SSN", [(m.start(), m.end(), score) for rx, score in rd_recognizers._SSN for m in rx.finditer(text)
                      if ssn_valid(m.group(), allow_samples=True)])
-    spans("CREDIT_CARD", [(m.start(), m.end(), 1.0) for m in rd._CARD.finditer(text)
+    spans("CREDIT_CARD", [(m.start(), m.end(), 1.0) for m in rd_recognizers._CARD.finditer(text)
                           if luhn_valid(m.group().replace("-", "").replace(" ", ""))])
     for spec in rd.SECRET_RECOGNIZERS:
         for p in spec.patterns:
@@ -452,7 +465,7 @@ def test_ibans_are_found_where_the_pattern_finds_them() -> None:
     for _ in range(600):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
         expected = []
-        for m in rd._IBAN.finditer(text):
+        for m in rd_recognizers._IBAN.finditer(text):
             for group in (3, 2, 1):
                 end = m.span(group)[1] if m.span(group)[1] > 0 else m.end()
                 valid = rd.iban_valid(text[m.start():end]) if end > m.start() else False
@@ -460,7 +473,7 @@ def test_ibans_are_found_where_the_pattern_finds_them() -> None:
                 if score > 0:
                     expected.append((m.start(), end, score))
                     break
-        assert [(r.start, r.end, r.score) for r in rd._ibans(rd._Scan(text))] == expected, text
+        assert [(r.start, r.end, r.score) for r in rd_recognizers._ibans(rd_scan._Scan(text))] == expected, text
 
 
 def test_a_long_s_counts_as_an_s_in_case_insensitive_secrets() -> None:
@@ -596,48 +609,48 @@ def test_embedded_data_matches_the_reference_libraries() -> None:
     def patterns(cls: Any) -> list[tuple[str, str, float]]:
         return [(p.name, p.regex, p.score) for p in cls.PATTERNS]
 
-    assert patterns(EmailRecognizer) == [("Email (Medium)", rd._EMAIL_RX, 0.5)]
-    assert patterns(CreditCardRecognizer) == [("All Credit Cards (weak)", rd._CREDIT_CARD_RX, 0.3)]
-    assert patterns(UsSsnRecognizer) == list(rd._SSN_PATTERNS)
-    assert patterns(IpRecognizer) == list(rd._IP_PATTERNS)
-    assert patterns(IbanRecognizer) == [("IBAN Generic", rd._IBAN_RX, 0.5)]
-    assert patterns(CryptoRecognizer) == [("Crypto (Medium)", rd._CRYPTO_RX, 0.5)]
-    assert patterns(UrlRecognizer) == list(rd._url_patterns())
-    assert iban_patterns.regex_per_country == rd._iban_country_regex()
+    assert patterns(EmailRecognizer) == [("Email (Medium)", rd_rules._EMAIL_RX, 0.5)]
+    assert patterns(CreditCardRecognizer) == [("All Credit Cards (weak)", rd_rules._CREDIT_CARD_RX, 0.3)]
+    assert patterns(UsSsnRecognizer) == list(rd_rules._SSN_PATTERNS)
+    assert patterns(IpRecognizer) == list(rd_rules._IP_PATTERNS)
+    assert patterns(IbanRecognizer) == [("IBAN Generic", rd_rules._IBAN_RX, 0.5)]
+    assert patterns(CryptoRecognizer) == [("Crypto (Medium)", rd_rules._CRYPTO_RX, 0.5)]
+    assert patterns(UrlRecognizer) == list(rd_rules._url_patterns())
+    assert iban_patterns.regex_per_country == rd_validators._iban_country_regex()
     for cls, entity in ((EmailRecognizer, "EMAIL_ADDRESS"), (CreditCardRecognizer, "CREDIT_CARD"),
                         (UsSsnRecognizer, "US_SSN"), (IpRecognizer, "IP_ADDRESS"), (IbanRecognizer, "IBAN_CODE"),
                         (CryptoRecognizer, "CRYPTO"), (UrlRecognizer, "URL"), (PhoneRecognizer, "PHONE_NUMBER")):
-        assert tuple(cls.CONTEXT) == rd._CONTEXT[entity], entity
+        assert tuple(cls.CONTEXT) == rd_context._CONTEXT[entity], entity
     assert PhoneRecognizer.DEFAULT_SUPPORTED_REGIONS == rd.DEFAULT_PHONE_REGIONS and PhoneRecognizer.SCORE == 0.4
     enhancer = LemmaContextAwareEnhancer()
     assert (enhancer.context_similarity_factor, enhancer.min_score_with_context_similarity,
             enhancer.context_prefix_count, enhancer.context_suffix_count) == (
-        rd._CONTEXT_FACTOR, rd._CONTEXT_MIN_SCORE, rd._CONTEXT_PREFIX_COUNT, 0)
+        rd_context._CONTEXT_FACTOR, rd_context._CONTEXT_MIN_SCORE, rd_context._CONTEXT_PREFIX_COUNT, 0)
 
-    assert (pnm._PATTERN.pattern, pnm._PATTERN.flags) == (rd._PH_PATTERN.pattern, rd._PH_PATTERN.flags)
-    for ours, theirs in ((rd._PH_MATCHING_BRACKETS, pnm._MATCHING_BRACKETS), (rd._PH_PUB_PAGES, pnm._PUB_PAGES),
-                         (rd._PH_SLASH_SEPARATED_DATES, pnm._SLASH_SEPARATED_DATES),
-                         (rd._PH_TIME_STAMPS, pnm._TIME_STAMPS),
-                         (rd._PH_TIME_STAMPS_SUFFIX, pnm._TIME_STAMPS_SUFFIX),
-                         (rd._PH_LEAD_PATTERN, pnm._LEAD_PATTERN),
-                         (rd._PH_VALID_PHONE_NUMBER, pnu._VALID_PHONE_NUMBER_PATTERN),
-                         (rd._PH_EXTN, pnu._EXTN_PATTERN),
-                         (rd._PH_UNWANTED_END_CHARS, pnu._UNWANTED_END_CHAR_PATTERN),
-                         (rd._PH_SECOND_NUMBER_START, pnu._SECOND_NUMBER_START_PATTERN),
-                         (rd._PH_VALID_START_CHAR, pnu._VALID_START_CHAR_PATTERN),
-                         (rd._PH_PLUS_CHARS_PATTERN, pnu._PLUS_CHARS_PATTERN),
-                         (rd._PH_VALID_ALPHA_PHONE, pnu._VALID_ALPHA_PHONE_PATTERN)):
+    assert (pnm._PATTERN.pattern, pnm._PATTERN.flags) == (ph._PH_PATTERN.pattern, ph._PH_PATTERN.flags)
+    for ours, theirs in ((ph._PH_MATCHING_BRACKETS, pnm._MATCHING_BRACKETS), (ph._PH_PUB_PAGES, pnm._PUB_PAGES),
+                         (ph._PH_SLASH_SEPARATED_DATES, pnm._SLASH_SEPARATED_DATES),
+                         (ph._PH_TIME_STAMPS, pnm._TIME_STAMPS),
+                         (ph._PH_TIME_STAMPS_SUFFIX, pnm._TIME_STAMPS_SUFFIX),
+                         (ph._PH_LEAD_PATTERN, pnm._LEAD_PATTERN),
+                         (ph._PH_VALID_PHONE_NUMBER, pnu._VALID_PHONE_NUMBER_PATTERN),
+                         (ph._PH_EXTN, pnu._EXTN_PATTERN),
+                         (ph._PH_UNWANTED_END_CHARS, pnu._UNWANTED_END_CHAR_PATTERN),
+                         (ph._PH_SECOND_NUMBER_START, pnu._SECOND_NUMBER_START_PATTERN),
+                         (ph._PH_VALID_START_CHAR, pnu._VALID_START_CHAR_PATTERN),
+                         (ph._PH_PLUS_CHARS_PATTERN, pnu._PLUS_CHARS_PATTERN),
+                         (ph._PH_VALID_ALPHA_PHONE, pnu._VALID_ALPHA_PHONE_PATTERN)):
         assert ours.pattern == theirs.pattern, theirs.pattern
-    assert [p.pattern for p in rd._PH_INNER_MATCHES] == [p.pattern for p in pnm._INNER_MATCHES]
+    assert [p.pattern for p in ph._PH_INNER_MATCHES] == [p.pattern for p in pnm._INNER_MATCHES]
 
-    assert rd._URL_TLDS == _url_tlds()
-    assert rd._IBAN_FORMATS == _iban_formats()
-    assert (rd._PSL_TLDS, rd._PSL_WILDCARD_TLDS) == _icann_tlds()
-    assert rd._STOP_WORDS == _stop_words()
+    assert rd_data._URL_TLDS == _url_tlds()
+    assert rd_data._IBAN_FORMATS == _iban_formats()
+    assert (rd_data._PSL_TLDS, rd_data._PSL_WILDCARD_TLDS) == _icann_tlds()
+    assert rd_data._STOP_WORDS == _stop_words()
     cc_regions, meta = _phone_data()
-    assert rd._PHONE_CC_REGIONS == cc_regions
-    assert rd._PHONE_META == meta
-    assert rd._PHONE_MIN_DIGITS == 4  # the shortcut in the matcher: fewer digits are never a number
+    assert rd_data._PHONE_CC_REGIONS == cc_regions
+    assert rd_data._PHONE_META == meta
+    assert phone_plans._PHONE_MIN_DIGITS == 4  # the shortcut in the matcher: fewer digits are never a number
 
 
 # --- generators of the data block (see the module docstring) -----------------------------------------------------

@@ -1,0 +1,228 @@
+"""The redactor: :class:`Redactor` runs the recognizers on a text, scores them with context words, resolves
+their conflicts and writes the placeholders; :data:`DEFAULT_REDACTOR` and :func:`redact` are the shared instance.
+
+A recognizer runs only where it can match (see :mod:`.scan`); after a redaction only the zones next to a
+placeholder are looked at again (:mod:`.zones`). No result is cached across calls: nothing of a text is kept
+once a call returns."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+
+from ._data import _PHONE_META
+from .conflicts import _remove_duplicates, _replace, _resolve, resolve_conflicts
+from .context import _enhance_using_context
+from .findings import _R, Finding, RedactionResult
+from .recognizers import (
+    _SECRET_PLAN,
+    _cards,
+    _crypto,
+    _emails,
+    _ibans,
+    _ips,
+    _phones,
+    _secrets,
+    _ssns,
+    _urls,
+)
+from .rules import ALL_ENTITIES, DEFAULT_PHONE_REGIONS, POLICY, SECRET_ENTITIES
+from .scan import _Scan
+from .zones import _Zones
+
+_JSON_ESCAPE = re.compile(r"\\[\\nrtbf]")  # an escaped backslash, or an escaped newline, tab, CR, BS, FF
+
+
+_ESCAPED_AS = {"\\\\": "\\\\", "\\n": "\n ", "\\r": "\r ", "\\t": "\t ", "\\b": "  ", "\\f": "  "}
+
+
+def _blank_escape(match: re.Match[str]) -> str:
+    return _ESCAPED_AS[match.group()]
+
+
+def json_view(text: str) -> str:
+    """``text`` as the recognizers read it in :meth:`Redactor.redact`: for a JSON document (it starts with ``[``,
+    ``{`` or ``"``), each escaped newline, tab or carriage return becomes that character and a space, an escaped
+    backspace or form feed two spaces; an escaped backslash stays. The same length, so what is found there is
+    replaced at the same place in ``text``.
+
+    Why: captured prompts are JSON messages, where a value at the start of a line follows ``\\n``, and no word
+    boundary separates it from that ``n``. Other texts are read as they are."""
+    if "\\" not in text or text.lstrip()[:1] not in ("[", "{", '"'):
+        return text
+    return _JSON_ESCAPE.sub(_blank_escape, text)
+
+
+class Redactor:
+    """Presidio-compatible PII and secret redactor (see :mod:`inferwatch.redaction`). Thread-safe; one instance
+    can be shared (:data:`DEFAULT_REDACTOR`).
+
+    ``entities``: the entity types to look for (default all of :data:`ENTITIES`); ``score_threshold``: findings
+    scoring below it are dropped (Presidio's default 0 keeps everything); ``context``: apply the context-word
+    boost; ``presidio_compatible``: drop the two deliberate differences (sample SSNs, reserved e-mail TLDs);
+    ``phone_regions``: regions for national-format phone numbers (Presidio's PhoneRecognizer defaults).
+    """
+
+    SECRET_ENTITIES = SECRET_ENTITIES
+    KNOWN_ENTITIES: frozenset[str] = ALL_ENTITIES
+
+    def __init__(self, *, entities: Iterable[str] | None = None, score_threshold: float = 0.0,
+                 context: bool = True, presidio_compatible: bool = False,
+                 phone_regions: Sequence[str] = DEFAULT_PHONE_REGIONS) -> None:
+        chosen = frozenset(self.KNOWN_ENTITIES if entities is None else entities)
+        unknown = chosen - self.KNOWN_ENTITIES
+        if unknown:
+            raise ValueError(f"unknown entities {sorted(unknown)}; known: {sorted(self.KNOWN_ENTITIES)}")
+        if not 0.0 <= score_threshold <= 1.0:
+            raise ValueError("score_threshold must be within [0, 1]")
+        bad_regions = [r for r in phone_regions if r not in _PHONE_META]
+        if bad_regions:
+            raise ValueError(f"unknown phone regions {bad_regions}")
+        self.entities = chosen
+        self.score_threshold = float(score_threshold)
+        self.context = bool(context)
+        self.presidio_compatible = bool(presidio_compatible)
+        self.phone_regions = tuple(phone_regions)
+        options = []
+        if chosen != self.KNOWN_ENTITIES:
+            options.append("entities=" + ",".join(sorted(chosen)))
+        if self.score_threshold:
+            options.append(f"threshold={self.score_threshold:g}")
+        if not self.context:
+            options.append("no-context")
+        if self.presidio_compatible:
+            options.append("presidio-compatible")
+        if self.phone_regions != DEFAULT_PHONE_REGIONS:
+            options.append("phone=" + ",".join(self.phone_regions))
+        self.policy: str = POLICY + (";" + ";".join(options) if options else "")
+        self._pii = self._pii_recognizers()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(policy={self.policy!r})"
+
+    # -- public API -----------------------------------------------------------------------------------------------
+    def analyze(self, text: str, *, entities: Iterable[str] | None = None) -> list[Finding]:
+        """What Presidio's ``AnalyzerEngine.analyze(text, "en", entities=...)`` returns: every finding (they may
+        overlap), ordered by score (highest first), then position."""
+        return [Finding(r.entity, r.start, r.end, r.score) for r in self._analyze(text, self._pick(entities))]
+
+    def resolve(self, text: str, findings: Sequence[Finding]) -> list[Finding]:
+        """The findings :meth:`redact` replaces (Presidio's anonymizer conflict resolution), ordered by start."""
+        return resolve_conflicts(text, findings)
+
+    def redact(self, text: str, *, entities: Iterable[str] | None = None) -> RedactionResult:
+        """Replace every finding by ``<ENTITY_TYPE>``; ``entities`` narrows the types (e.g. SECRET_ENTITIES).
+
+        The result is stable: redacting it again changes nothing. (Rarely, replacing one finding uncovers
+        another: Presidio's patterns are applied with ``finditer`` and validated afterwards, so a candidate that
+        fails its check can hide a valid one that overlaps it, as in "00101-1000 500000000001 0008" where the
+        card shows only once the weak SSN is gone. Such texts are redacted again until nothing is found.)"""
+        counts: dict[str, int] = {}
+        if not text:
+            return RedactionResult(text, counts)
+        wanted = self._pick(entities)
+        read = json_view(text)  # what the recognizers read: the same positions (see json_view)
+        scan = _Scan(read)  # (kept: which secrets' literals occur, for _finds_anything)
+        results = self._analyze(read, wanted, scan)
+        out = text
+        for _ in range(8):
+            if not results:
+                break
+            written: dict[str, int] = {}
+            replaced = _replace(out, _resolve(read, results), written)
+            if replaced == out:  # pragma: no cover - no pattern matches a placeholder
+                break
+            out = replaced
+            for entity, n in written.items():
+                counts[entity] = counts.get(entity, 0) + n
+            read = json_view(out)
+            if not self._finds_anything(read, wanted, frozenset(scan.secret_hits)):
+                break
+            scan = _Scan(read)
+            results = self._analyze(read, wanted, scan)
+        return RedactionResult(out, counts)
+
+    # -- internals ------------------------------------------------------------------------------------------------
+    def _pick(self, entities: Iterable[str] | None) -> frozenset[str]:
+        if entities is None:
+            return self.entities
+        return self.entities & frozenset(entities)
+
+    def _raw(self, text: str, wanted: frozenset[str], *, first: bool = False,
+             scan: _Scan | None = None) -> list[list[_R]]:
+        """Each recognizer's results (cheapest first); ``first``: stop at the first recognizer that finds any;
+        ``scan``: the text's ``_Scan``, when the caller wants to read it afterwards."""
+        out: list[list[_R]] = []
+        if not text or not wanted:
+            return out
+        if scan is None:
+            scan = _Scan(text)
+        for recognizer, gate in _SECRET_PLAN:
+            if recognizer.entity not in wanted:
+                continue
+            if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
+                haystack = scan.folded if recognizer.fold else text
+                if haystack is not None and gate not in haystack:
+                    continue
+            found = _secrets(scan, recognizer)
+            if found:
+                out.append(found)
+                if first:
+                    return out
+        for entity, recognize in self._pii:
+            if entity in wanted:
+                found = recognize(scan)
+                if found:
+                    out.append(found)
+                    if first:
+                        return out
+        return out
+
+    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None) -> list[_R]:
+        results = [r for found in self._raw(text, wanted, scan=scan) for r in _remove_duplicates(found)]
+        if not results:
+            return []
+        if self.context:
+            _enhance_using_context(text, results)
+        threshold = self.score_threshold
+        return _remove_duplicates([r for r in results if r.score >= threshold])
+
+    def _finds_anything(self, text: str, wanted: frozenset[str], secrets: frozenset[str] | None = None) -> bool:
+        """Whether ``text``, a redacted text, still holds a finding (see :mod:`.zones`). ``secrets``: the secret
+        entities whose literals occurred in the text before it was redacted (a match starts at an occurrence;
+        redacting adds occurrences only inside placeholders, where none matches), None if not known."""
+        if self.score_threshold > 0:
+            return bool(self._analyze(text, wanted))  # context words may lift a score over the threshold
+        # every raw result scores above 0. Secrets: all of the text (their prefixes may span whitespace; cheap)
+        if self._raw(text, wanted & SECRET_ENTITIES & (SECRET_ENTITIES if secrets is None else secrets),
+                     first=True):
+            return True
+        zones = _Zones(text)
+        if not zones.placeholders:
+            return bool(self._raw(text, wanted - SECRET_ENTITIES, first=True))
+        suspects = zones.suspects(wanted)
+        if suspects and self._raw(text, suspects, first=True):
+            return True
+        return "PHONE_NUMBER" in wanted and zones.phone(self.phone_regions)
+
+    def _pii_recognizers(self) -> tuple[tuple[str, Callable[[_Scan], list[_R]]], ...]:
+        strict, regions = self.presidio_compatible, self.phone_regions
+        return (
+            ("EMAIL_ADDRESS", lambda scan: _emails(scan, strict) if "@" in scan.text else []),
+            ("URL", _urls),
+            ("CRYPTO", _crypto),
+            ("IBAN_CODE", _ibans),
+            ("IP_ADDRESS", _ips),
+            ("US_SSN", lambda scan: _ssns(scan, not strict)),
+            ("CREDIT_CARD", _cards),
+            ("PHONE_NUMBER", lambda scan: _phones(scan, regions)),  # the most expensive, last
+        )
+
+
+def redact(text: str, *, entities: Iterable[str] | None = None) -> RedactionResult:
+    """Redact ``text`` with :data:`DEFAULT_REDACTOR`."""
+    return DEFAULT_REDACTOR.redact(text, entities=entities)
+
+
+DEFAULT_REDACTOR = Redactor()
+"""Shared instance: every entity, Presidio's default score threshold (0), context words on."""
