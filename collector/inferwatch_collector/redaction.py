@@ -27,25 +27,16 @@ Presidio's ``replace`` operator writes, so a redacted text stays readable; redac
 result again changes nothing), and ``RedactionResult.counts`` says how many of each entity were replaced: the
 collector adds them up for ``/metrics`` (``inferwatch_redactions_total{entity=...}``).
 
-This module keeps the collector's small interface: :data:`DEFAULT_REDACTOR`, used by the normaliser and the
-feedback API unless another redactor is passed; :class:`Redactor`, the protocol a custom redactor follows
-(``policy: str`` and ``redact(text) -> RedactionResult``); :func:`redact`. The policy string is stored with every
-prompt log row (``PromptLogRow.redaction``), so a stored text always says which rules redacted it.
+This module is the collector's interface to it: :data:`DEFAULT_REDACTOR`, used by the normaliser and the feedback
+API unless another redactor is passed; :class:`Redactor`, the protocol a custom redactor follows (``policy: str``
+and ``redact(text) -> RedactionResult``); :func:`redact`; and :data:`POLICY`, :data:`ENTITIES` and
+:data:`PLACEHOLDERS`. The policy string is stored with every prompt log row (``PromptLogRow.redaction``), so a
+stored text always says which rules redacted it.
 """
 
 from __future__ import annotations
 
-from inferwatch.redaction import (
-    DEFAULT_REDACTOR,
-    ENTITIES,
-    PLACEHOLDERS,
-    POLICY,
-    SECRET_ENTITIES,
-    RedactionResult,
-    luhn_valid,
-    ssn_valid,
-)
-from inferwatch.redaction import Redactor as SharedRedactor
+from inferwatch.redaction import DEFAULT_REDACTOR, ENTITIES, PLACEHOLDERS, POLICY, RedactionResult
 from inferwatch.redaction import SupportsRedact as Redactor
 
 __all__ = [
@@ -53,19 +44,10 @@ __all__ = [
     "ENTITIES",
     "PLACEHOLDERS",
     "POLICY",
-    "REGEX_POLICY",
-    "SECRET_ENTITIES",
     "RedactionResult",
     "Redactor",
-    "SharedRedactor",
-    "luhn_valid",
     "redact",
-    "ssn_valid",
 ]
-
-REGEX_POLICY = POLICY
-"""The default rules' name/version (what the collector once called its regex policy): :data:`DEFAULT_REDACTOR`'s
-``policy``."""
 
 
 def redact(text: str) -> RedactionResult:

@@ -26,7 +26,7 @@ from inferwatch_collector.normalize import (
 )
 from inferwatch import semconv as sc
 from inferwatch_collector.otlp_decode import MalformedPayload, decode_traces, decode_traces_fast, to_fast
-from inferwatch_collector.redaction import REGEX_POLICY, RedactionResult
+from inferwatch_collector.redaction import POLICY, RedactionResult
 from inferwatch_collector.rows import LlmCallRow, PromptLogRow, SpanRow
 
 from tests.helpers import payloads as P
@@ -567,7 +567,7 @@ def test_content_goes_to_prompt_logs_redacted_and_never_to_attributes() -> None:
     # one log per span that carried content, whatever its kind (LLM call, workflow, tool, outer Vercel span)
     assert len(batch.prompt_logs) == 9
     for log in batch.prompt_logs:
-        assert log.project_id == "p1" and log.redaction == REGEX_POLICY and log.start_time == P.T0_US
+        assert log.project_id == "p1" and log.redaction == POLICY and log.start_time == P.T0_US
         assert not any(secret in log.prompt + log.completion for secret in PII), log
     tool = next(row for row in batch.spans if row.operation == "execute_tool")
     assert by_span[tool.span_id].prompt == '{"order_id": 42, "email": "<EMAIL_ADDRESS>"}'
