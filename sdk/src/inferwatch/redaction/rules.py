@@ -15,7 +15,6 @@ from .validators import jwt_header_valid
 
 POLICY = "inferwatch-redact/2"
 """Name/version of the default rules (stored with every prompt log row); bumped whenever a rule changes."""
-REGEX_POLICY = POLICY  # another public name for POLICY
 
 PII_ENTITIES: tuple[str, ...] = (
     "EMAIL_ADDRESS", "PHONE_NUMBER", "US_SSN", "CREDIT_CARD", "IP_ADDRESS", "IBAN_CODE", "URL", "CRYPTO",
