@@ -5,6 +5,8 @@ The fixtures built on these (``sdk``, ``spans``, ``stop_sdk``) are in tests/sdk/
 
 from __future__ import annotations
 
+import gc
+import time
 from typing import Any
 
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -35,6 +37,17 @@ class Recorded:
         assert len(spans) == 1, [s.name for s in spans]
         self.exporter.clear()
         return {"_span": spans[0], **dict(spans[0].attributes)}
+
+    def one_collected(self, timeout_s: float = 5.0) -> dict[str, Any]:
+        """``one()`` for a call that a finaliser records: collect garbage until a span is exported or
+        ``timeout_s`` passes (a collection another thread is running returns ``gc.collect()`` at once, with the
+        finaliser perhaps still to run)."""
+        deadline = time.monotonic() + timeout_s
+        gc.collect()
+        while not self.spans() and time.monotonic() < deadline:
+            time.sleep(0.01)
+            gc.collect()
+        return self.one()
 
 
 def start_sdk(**options: Any) -> Recorded:

@@ -311,8 +311,7 @@ def test_abandoned_stream_is_recorded_when_collected(rec: Recorded, anthropic_cl
         if event.type == "content_block_delta":
             break
     del stream, event
-    gc.collect()
-    a = rec.one()
+    a = rec.one_collected()
     assert a[sc.RESPONSE_CHARS] == 4 and a[sc.USAGE_MISSING] is True
     assert a[sc.GEN_AI_USAGE_INPUT_TOKENS] == prompt_tokens("abandon")
 

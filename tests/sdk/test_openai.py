@@ -834,8 +834,7 @@ def test_abandoned_stream_is_recorded_when_collected(rec: Recorded, openai_clien
     next(stream)
     next(stream)
     del stream
-    gc.collect()
-    a = rec.one()
+    a = rec.one_collected()
     assert a[sc.STREAMED] is True and a[sc.RESPONSE_CHARS] == 4
 
 
