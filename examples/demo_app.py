@@ -20,10 +20,12 @@ from __future__ import annotations
 import argparse
 import random
 import signal
+import sys
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -31,7 +33,10 @@ import openai
 
 import inferwatch
 
-from .mock_llm import MockLLMServer
+if not __package__:  # run as a file (python examples/demo_app.py): import the examples package from the checkout
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from examples.mock_llm import MockLLMServer  # noqa: E402
 
 # feature -> (provider, model, prompt template, share of traffic)
 FEATURES: tuple[tuple[str, str, str, str, float], ...] = (
