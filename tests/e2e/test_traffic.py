@@ -225,7 +225,7 @@ def _collect(model: TrafficModel, n: int) -> list[LlmCall]:
 def test_sender_retries_503_after_retry_after():
     import httpx
 
-    from examples.traffic import RunStats, _post_until_acked
+    from examples.traffic_send import RunStats, _post_until_acked
 
     answers = [httpx.Response(503, headers={"Retry-After": "2"}), httpx.Response(200, content=b"")]
     seen: list[httpx.Request] = []
