@@ -1,1 +1,2 @@
-"""Demo material: a synthetic LLM traffic generator (and, later, a demo app and a mock LLM server)."""
+"""Demo material run from the checkout: the demo app, the mock LLM server it calls, and a synthetic OTLP traffic
+generator (not part of the installed packages)."""

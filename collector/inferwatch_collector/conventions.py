@@ -23,7 +23,7 @@ GEN_AI_USAGE_TOTAL_TOKENS = "gen_ai.usage.total_tokens"  # emitted by OpenLIT, S
 GEN_AI_TOOL_DEFINITIONS = "gen_ai.tool.definitions"
 GEN_AI_TOOL_CALL_ARGUMENTS = "gen_ai.tool.call.arguments"
 GEN_AI_TOOL_CALL_RESULT = "gen_ai.tool.call.result"
-# TTFT spellings (landscape.md §4)
+# TTFT spellings
 GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN = "gen_ai.response.time_to_first_token"  # s, Sentry
 GEN_AI_SERVER_TIME_TO_FIRST_TOKEN = "gen_ai.server.time_to_first_token"  # s, OpenLIT span attribute
 VERCEL_MS_TO_FIRST_CHUNK = "ai.response.msToFirstChunk"  # ms

@@ -60,7 +60,7 @@ class RecentRequests:
 
         def settle(done: Future) -> None:
             # A finished Future keeps its done-callbacks, and the request path's callbacks hold the request
-            # (its body, its rows): remembering that Future for a window of 100k requests held gigabytes.
+            # (its body, its rows), so remembering it would keep every request of the window in memory.
             # Only the outcome is remembered: a fresh Future carrying the result alone.
             failed = done.exception() is not None
             settled: Future | None = None

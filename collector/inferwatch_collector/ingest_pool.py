@@ -1,8 +1,8 @@
 """Where :func:`ingest.process_request` runs: worker processes, or one dedicated thread.
 
-Measured on 2 cores (bench/ingest.py): decode + normalise cost about 50 µs per span in Python, the database
-insert about 10 µs per row of which half holds the GIL. In one process the GIL caps ingest near one core; with
-workers the collector process only moves bytes, and both cores work. ``ingest_workers = 0`` keeps everything
+Decoding and normalising are pure Python and dominate ingest's CPU time, and part of the database insert holds
+the GIL too, so in one process the GIL caps ingest near one core; with workers the collector process only moves
+bytes, and every core works (``bench/ingest.py`` measures both). ``ingest_workers = 0`` keeps everything
 in-process on a single dedicated thread (never the shared thread pool, where many concurrent normalisations
 would fight the writer for the GIL).
 

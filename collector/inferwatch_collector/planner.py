@@ -1,4 +1,4 @@
-"""Self-host vs API capacity planner (DESIGN §10): pure arithmetic on a model's geometry and a traffic profile.
+"""Self-host vs API capacity planner: pure arithmetic on a model's geometry and a traffic profile.
 
 The model, per replica of ``tp`` GPUs:
 

@@ -1,6 +1,6 @@
 """Every SELECT the query API runs, each scoped to one project and parameterised.
 
-Rollups answer whenever they can (measured 4-60x faster than the raw table at 10M rows): ``llm_calls_1m`` for
+Rollups answer whenever they can (a few rows per bucket instead of one per call): ``llm_calls_1m`` for
 ranges up to 48 hours, ``llm_calls_1h`` beyond (merging 1-minute t-digests over a week costs as much as a raw
 scan). Time ranges are therefore rounded outwards to the rollup's bucket. Raw tables are read only for single
 traces (bloom-filter lookups).

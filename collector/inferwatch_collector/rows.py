@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 
 class LlmCallRow(NamedTuple):
-    """One LLM call: the InferenceMetrics of DESIGN §5, one typed column each."""
+    """One LLM call (its InferenceMetrics), one typed column each."""
 
     project_id: str
     start_time: int  # µs since epoch, UTC
@@ -63,7 +63,8 @@ class LlmCallRow(NamedTuple):
     cost_usd: float  # what the provider charges; 0 when unpriced, usage_missing or an app-side cache hit
     price_version: str  # the price table that priced it ('' when not priced)
     attributes: dict[str, str]
-    # Added by migrations/0002_cost.sql (after `attributes`, in this order); defaults keep older call sites valid.
+    # The columns of migrations/0002_cost.sql, after `attributes` in this order; defaulted so a row can be built
+    # without them.
     cache_write_1h_tokens: int = 0  # the share of cache_write_tokens billed at the 1-hour rate
     cost_input_usd: float = 0.0  # uncached input
     cost_cache_read_usd: float = 0.0

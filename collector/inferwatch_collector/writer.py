@@ -1,7 +1,7 @@
 """Group-commit writer: many requests' rows, one ClickHouse insert per table, acknowledged after commit.
 
-Why: one insert costs 10-70 ms whatever its size (chDB ignores ``async_insert``; notes/storage-clickhouse.md
-§3.1), so inserting per request caps ingest at a few thousand spans/s. Requests hand their rows to this writer
+Why: an insert has a fixed cost of tens of milliseconds whatever its size (chDB ignores ``async_insert``), so
+inserting per request caps ingest at a few thousand spans/s. Requests hand their rows to this writer
 and wait; a single writer thread flushes once ``flush_rows`` rows are pending or the oldest has waited
 ``flush_interval_s``, then resolves every waiting request at once. Under load the next batch simply grows
 (up to ``max_batch_rows``), so throughput rises with load instead of latency exploding.

@@ -1,4 +1,4 @@
-"""Every read and write the dashboard makes, all through the collector's HTTP API (DESIGN §1: no database access).
+"""Every read and write the dashboard makes, all through the collector's HTTP API, never the database.
 
 Why one module: pages stay thin, caching is decided in one place, and the endpoints a page depends on can be
 read off here. GETs are cached per (collector, key, path, parameters) for ``cache_ttl_s`` (``st.cache_data``;

@@ -1,4 +1,4 @@
-"""Cost: what an LLM call costs and what a project spends (DESIGN §7).
+"""Cost: what an LLM call costs and what a project spends.
 
 - ``price_table``: the bundled, pinned price table, user overrides, model-name resolution.
 - ``call_cost``: the cost of one call from its normalised usage (pure functions).

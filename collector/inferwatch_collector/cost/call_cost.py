@@ -1,4 +1,4 @@
-"""Cost of one LLM call from its normalised usage and a :class:`~.price_table.PriceTable` (DESIGN §7). Pure functions.
+"""Cost of one LLM call from its normalised usage and a :class:`~.price_table.PriceTable`. Pure functions.
 
 Usage is in the OTel convention the ``llm_calls`` columns use: ``input_tokens`` *includes* cache reads and cache
 writes, ``output_tokens`` *includes* reasoning tokens (:mod:`.normalize` converts every provider's accounting to

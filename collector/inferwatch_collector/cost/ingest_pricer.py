@@ -1,8 +1,8 @@
-"""Cost at ingest: the price table an ingest process uses, and the :data:`~.normalize.Pricer` built from it.
+"""Cost at ingest: the price table an ingest process uses, and the :data:`~..normalize.Pricer` built from it.
 
 Each ingest worker process loads the table once and keeps it; :func:`pricer_for` re-reads the user's price file
 only when its modification time or size changes (one ``stat`` per request, not per span), so an edited price
-file applies to new calls without a restart, and :mod:`cost_recompute` re-prices the history.
+file applies to new calls without a restart, and :mod:`.recompute` re-prices the history.
 
 A call answered from the application's own cache (``cache_hit``) cost nothing: its usage is priced as
 ``cost_avoided_usd`` and every cost column stays 0. An unknown model or a call without usage costs 0 with the

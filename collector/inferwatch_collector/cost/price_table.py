@@ -1,6 +1,6 @@
 """The price table: a bundled, pinned list of model prices, user overrides, and model-name resolution.
 
-Why a bundled table: a cost must be reproducible, so prices are never fetched at run time (DESIGN §7). The bundled
+Why a bundled table: a cost must be reproducible, so prices are never fetched at run time. The bundled
 file ``prices.json`` beside this module uses the field names of LiteLLM's ``model_prices_and_context_window.json``
 (USD per token) so LiteLLM's file can be imported as is (:func:`import_litellm`) and entries can be compared side by side.
 

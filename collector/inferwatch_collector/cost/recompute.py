@@ -3,7 +3,7 @@
 Why in SQL: a day can hold millions of calls; reading them out to re-price in Python and writing them back would
 move every column. Instead the distinct models of the range are resolved in Python against the
 :class:`~.price_table.PriceTable` (the same resolution ingest uses), their exact integer rates (:class:`~.price_table.Rates`)
-are passed as query parameters, and one ``ALTER TABLE ... UPDATE`` applies the formula of :mod:`.costing` to
+are passed as query parameters, and one ``ALTER TABLE ... UPDATE`` applies the formula of :mod:`.call_cost` to
 every call of the range, in Int128 arithmetic with the same rounding. A test holds the two implementations to the
 same results on the golden vectors and on generated usage.
 

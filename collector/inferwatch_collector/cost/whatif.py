@@ -1,11 +1,11 @@
-"""What-if repricing: a period's observed traffic priced under another model mix or a cascade (issue 4 item 7).
+"""What-if repricing: a period's observed traffic priced under another model mix or a cascade.
 
-Why token sums are enough: a call's cost is linear in its token counts within one rate tier (DESIGN §7 formula),
-so the sum of many calls' costs at some model's rates is that formula applied to their token sums. The traffic is
-read from ``cost_1d`` (token sums per provider, model, feature and prompt template) and priced with the current
-price table, both as observed (the *baseline*) and under the scenario, so the delta is the scenario's alone, not a
-price change's. The observed (stored) cost is returned beside it: the two agree when the traffic was priced with
-the same table.
+Why token sums are enough: a call's cost is linear in its token counts within one rate tier (the formula of
+:mod:`.call_cost`), so the sum of many calls' costs at some model's rates is that formula applied to their token
+sums. The traffic is read from ``cost_1d`` (token sums per provider, model, feature and prompt template) and
+priced with the current price table, both as observed (the *baseline*) and under the scenario, so the delta is
+the scenario's alone, not a price change's. The observed (stored) cost is returned beside it: the two agree when
+the traffic was priced with the same table.
 
 Two kinds of call do not fit "same rates for every call of a group", and ``cost_1d`` cannot tell them apart:
 
@@ -361,7 +361,8 @@ def _dicts(result: Any) -> list[dict[str, Any]]:
 
 
 def cost_of(rates: Rates, tokens: Tokens) -> float:
-    """USD for token sums at ``rates`` (the DESIGN §7 formula on sums; exact integers until the one division)."""
+    """USD for token sums at ``rates`` (:mod:`.call_cost`'s formula on sums; exact integers until the one
+    division)."""
     t = tokens
     amount = (max(t.input_tokens - t.cache_read_tokens - t.cache_write_tokens, 0) * rates.input
               + t.cache_read_tokens * rates.cache_read

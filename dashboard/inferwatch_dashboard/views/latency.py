@@ -1,7 +1,7 @@
 """Latency: TTFT and total latency percentiles over time by model with the TTFT objective drawn on, the
 percentile spread as a heatmap, the per-model table, and decode speed.
 
-Percentiles come from the rollups' t-digests; decode tokens/s ((output − 1) / (end − first token), DESIGN §5)
+Percentiles come from the rollups' t-digests; decode tokens/s ((output − 1) / (end − first token))
 is only in the raw calls, so it is read for at most the window's last 24 hours (a (project, hour)-pruned scan).
 """
 
