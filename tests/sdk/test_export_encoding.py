@@ -29,8 +29,8 @@ from inferwatch import _guard, _otlp, telemetry
 from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
+from tests.helpers.otlp_receiver import Receiver
 from tests.helpers.pipelines import stop_all
-from tests.sdk.test_telemetry import Receiver
 
 VALUES: list[Any] = ["", "abc", "é€x" * 50, "x" * 300, True, False, 0, 1, -1, 127, 128, 300, 2**40, -(2**63),
                      2**63 - 1, 2**63, 1.5, -0.0, math.nan, math.inf, ("a", "bb"), ("stop",), [1, 2, 3],

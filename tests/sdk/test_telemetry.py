@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import gzip
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from opentelemetry import metrics as otel_metrics
@@ -26,78 +24,15 @@ from inferwatch import _guard, telemetry
 from inferwatch import semconv as sc
 from inferwatch.options import Options
 from inferwatch.telemetry import Pipeline
-from tests.helpers.otel_exporters import KeepingMetricExporter
 from tests.helpers.forked import in_child
+from tests.helpers.otel_exporters import KeepingMetricExporter
+from tests.helpers.otlp_receiver import Receiver
+from tests.helpers.otlp_receiver import any_value as _any_value
 from tests.helpers.pipelines import stop_all
 
 EMAIL = "alice@example.com"
 SECRET = "sk-proj-" + "A1b2C3d4" * 5
 PROMPT = f"Contact {EMAIL} with key {SECRET} please"
-
-
-# --- a local OTLP/HTTP receiver -------------------------------------------------------------------------------
-class Receiver:
-    """Records every POST (decompressed body); answers per path with a status code, optionally after a delay."""
-
-    def __init__(self) -> None:
-        self.requests: list[tuple[str, dict[str, str], bytes]] = []
-        self.status: dict[str, int] = {"/v1/traces": 200, "/v1/metrics": 200}
-        self.delay_s = 0.0
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if self.headers.get("Content-Encoding") == "gzip":
-                    body = gzip.decompress(body)
-                receiver.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                if receiver.delay_s:
-                    time.sleep(receiver.delay_s)
-                self.send_response(receiver.status.get(self.path, 404))
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            block_on_close = False
-
-            def handle_error(self, request: Any, client_address: Any) -> None:
-                pass  # a client that timed out closes the socket before a slow answer: expected here
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
-        self._thread.start()
-
-    def bodies(self, path: str) -> list[bytes]:
-        return [body for p, _, body in self.requests if p == path]
-
-    def spans(self) -> list[tuple[Any, dict[str, Any]]]:
-        """(span proto, attributes) of every received span."""
-        out = []
-        for body in self.bodies("/v1/traces"):
-            request = ExportTraceServiceRequest()
-            request.ParseFromString(body)
-            for rs in request.resource_spans:
-                for ss in rs.scope_spans:
-                    out.extend((s, {kv.key: _any_value(kv.value) for kv in s.attributes}) for s in ss.spans)
-        return out
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-def _any_value(v: Any) -> Any:
-    kind = v.WhichOneof("value")
-    if kind == "array_value":
-        return [_any_value(x) for x in v.array_value.values]
-    return None if kind is None else getattr(v, kind)
 
 
 def _free_port() -> int:
