@@ -93,13 +93,13 @@ def workload(client_kind: str, kind: str, sdk: str, calls: int, cold: bool = Fal
 
     import inferwatch  # noqa: PLC0415
     from inferwatch import client as iw_client  # noqa: PLC0415
-    from inferwatch import telemetry  # noqa: PLC0415
+    from inferwatch.telemetry.pipeline import Pipeline  # noqa: PLC0415
 
     # No export thread at all: its work is done by export_queued() below, between batches. callgrind counts
     # every thread, and a thread that wakes on its own (its first metrics export comes 30 s after it starts,
     # within a run under valgrind; a failed export retries) puts its work into whichever batch it falls in:
     # up to 50,000 instructions per call, differently from run to run.
-    telemetry.Pipeline._run = lambda self: None  # type: ignore[method-assign]
+    Pipeline._run = lambda self: None  # type: ignore[method-assign]
     inferwatch.init(endpoint="http://127.0.0.1:9/", api_key="iwk_bench", schedule_delay_ms=10**9,
                     max_export_batch_size=10**6, max_queue_size=10**6)
     real = None

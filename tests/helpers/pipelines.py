@@ -1,10 +1,10 @@
-"""Teardown shared by the tests that build their own ``telemetry.Pipeline``s."""
+"""Teardown shared by the tests that build their own ``telemetry.pipeline.Pipeline``s."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from inferwatch.telemetry import Pipeline
+from inferwatch.telemetry.pipeline import Pipeline
 
 
 def stop_all(pipelines: Iterable[Pipeline], timeout: float) -> None:

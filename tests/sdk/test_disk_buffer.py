@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from inferwatch import _guard
 from inferwatch.disk_buffer import DiskBuffer, DiskBufferLocked
 from inferwatch.options import Options, resolve
-from inferwatch.telemetry import Pipeline
+from inferwatch.telemetry.pipeline import Pipeline
 from tests.helpers.forked import in_child
 from tests.helpers.pipelines import stop_all
 
@@ -209,7 +209,7 @@ def test_disk_buffer_full_drops_the_oldest_and_counts_them(tmp_path: Any,
     # the oldest went: what is left is the most recent requests
     kept = sorted(int(n.split("-")[1]) for n in os.listdir(tmp_path / "buf") if n.endswith(".otlp"))
     assert kept == list(range(kept[0], kept[-1] + 1)) and kept[0] > 0
-    assert kept[-1] == p._disk._next_seq - 1
+    assert kept[-1] == p.span_export.disk._next_seq - 1
 
 
 def test_a_second_pipeline_on_the_same_directory_runs_without_it(tmp_path: Any,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import sys
@@ -19,8 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import inferwatch
 from inferwatch.context import hash_user_id
-
-fb = sys.modules["inferwatch.feedback"]  # the module (the package attribute is the function)
+from inferwatch.telemetry import feedback_export as fx
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
 EMAIL = "bob.smith@example.com"
@@ -34,6 +34,8 @@ class Receiver:
         self.script: list[int] = []
         self.answers: list[dict[str, Any]] = []  # bodies of the next 2xx answers (then a fixed one)
         self.delay_s = 0.0
+        self.hold: threading.Event | None = None  # when given, each request waits for it before its answer
+        self.answered = 0
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -46,8 +48,11 @@ class Receiver:
                     return
                 receiver.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()},
                                           json.loads(body)))
+                if receiver.hold is not None:
+                    receiver.hold.wait(60)
                 if receiver.delay_s:
                     time.sleep(receiver.delay_s)
+                receiver.answered += 1
                 status = receiver.script.pop(0) if receiver.script else 202
                 payload = b'{"error": "scripted"}'
                 if status < 300 and receiver.answers:
@@ -87,13 +92,13 @@ def free_port() -> int:
 
 @pytest.fixture(autouse=True)
 def clean_sdk(monkeypatch) -> Iterator[None]:
-    monkeypatch.setattr(fb, "RETRY_DELAYS_S", (0.01, 0.02, 0.04))
+    monkeypatch.setattr(fx, "RETRY", dataclasses.replace(fx.RETRY, first_backoff_s=0.01))  # 0.01, 0.02, 0.04 s
     inferwatch.shutdown()
-    fb._reset()
+    fx.reset_counts()
     yield
     inferwatch.feedback.flush(5)
     inferwatch.shutdown()
-    fb._reset()
+    fx.reset_counts()
 
 
 @pytest.fixture
@@ -110,7 +115,13 @@ def start(endpoint: str, api_key: str = "iwk_000000000000_testtesttesttesttestte
 
 
 def feedback_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "inferwatch-feedback"]
+    """The threads that send feedback (the SDK's export threads)."""
+    return [t for t in threading.enumerate() if t.name == "inferwatch-export"]
+
+
+def sdk_feedback() -> fx.FeedbackExport:
+    """The running SDK's feedback stage."""
+    return inferwatch.client.get_pipeline().feedback
 
 
 # --- exact payloads ------------------------------------------------------------------------------------------
@@ -169,12 +180,12 @@ def test_long_comments_are_truncated_to_the_collectors_limit(receiver):
     inferwatch.feedback(TRACE, comment="é" * 10_000)
     inferwatch.feedback.flush(5)
     [item] = receiver.items()
-    assert len(item["comment"].encode()) <= fb.MAX_COMMENT_BYTES and item["comment"].startswith("éé")
+    assert len(item["comment"].encode()) <= fx.MAX_COMMENT_BYTES and item["comment"].startswith("éé")
 
 
 # --- never raise, never block --------------------------------------------------------------------------------
 def test_inert_before_init(receiver):
-    deadline = time.monotonic() + 5  # earlier tests' sender threads exit within a second of shutdown()
+    deadline = time.monotonic() + 5  # earlier tests' export threads end with their shutdown()
     while feedback_threads() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert feedback_threads() == []
@@ -183,7 +194,8 @@ def test_inert_before_init(receiver):
     assert inferwatch.feedback.flush(0.1) is True
     assert feedback_threads() == [] and receiver.requests == []
     assert inferwatch.feedback_stats() == {"queued": 0, "sent": 0, "failed": 0, "resent": 0, "resend_failed": 0,
-                                           "dropped": {"invalid": 0, "queue_full": 0, "internal_error": 0}}
+                                           "dropped": {"invalid": 0, "queue_full": 0, "internal_error": 0,
+                                                       "shutdown": 0}}
     inferwatch.init(endpoint=receiver.url, enabled=False)
     assert inferwatch.feedback(TRACE, thumbs_up=True) == "" and feedback_threads() == []
 
@@ -240,23 +252,24 @@ def test_retries_429_and_5xx_but_not_4xx(receiver):
 
 def test_a_rejected_batch_is_resent_item_by_item(receiver):
     start(receiver.url)
-    sender = fb._Sender(inferwatch.client.get_pipeline(), inferwatch.get_options())
     receiver.script = [422, 202, 422]
-    sender._deliver([{"trace_id": TRACE, "score": 1.0}, {"trace_id": TRACE, "score": 2.0}])
+    sdk_feedback().deliver([{"trace_id": TRACE, "score": 1.0}, {"trace_id": TRACE, "score": 2.0}])
     assert [len(body) for _, _, body in receiver.requests] == [2, 1, 1]
     stats = inferwatch.feedback_stats()
     assert stats["sent"] == 1 and stats["failed"] == 1
 
 
 def test_never_blocks_and_the_queue_is_bounded(receiver, monkeypatch):
-    monkeypatch.setattr(fb, "MAX_QUEUE", 3)
+    """The receiver holds every request until the app's calls are done: they all return while nothing was
+    answered (a call that waited for the collector would wait for that hold)."""
+    monkeypatch.setattr(fx, "MAX_QUEUE", 3)
     start(receiver.url)
-    receiver.delay_s = 0.5
-    began = time.perf_counter()
+    receiver.hold = threading.Event()
     ids = [inferwatch.feedback(f"{i + 1:032x}", thumbs_up=True) for i in range(10)]
-    assert time.perf_counter() - began < 0.2
+    assert receiver.answered == 0
+    receiver.hold.set()
     dropped = inferwatch.feedback_stats()["dropped"]["queue_full"]
-    # The sender may take up to one queue's worth (3) before it blocks on the slow receiver, and the queue holds 3
+    # The sender may take up to one queue's worth (3) before it blocks on the held request, and the queue holds 3
     # more: at least 10 - 3 - 3 = 4 are dropped, whatever the thread scheduling.
     assert 4 <= dropped <= 7 and ids.count("") == dropped
     assert inferwatch.feedback.flush(10) is True
@@ -469,15 +482,15 @@ def test_the_queue_is_read_before_the_batch_so_a_call_moving_between_them_is_see
 
 
 def test_newest_calls_are_asked_first_and_at_most_the_limit(receiver, openai_client, monkeypatch):
-    from inferwatch import telemetry
+    from inferwatch.telemetry import pipeline as telemetry_pipeline
 
     _start_queued(receiver, openai_client)
     try:
         older, newer = _calls(openai_client, [False, True])
         pipeline = inferwatch.client.get_pipeline()
-        monkeypatch.setattr(telemetry, "PENDING_SCAN_LIMIT", 1)
+        monkeypatch.setattr(telemetry_pipeline, "PENDING_SCAN_LIMIT", 1)
         assert pipeline.pending_response_ids({older, newer}) == {newer: mock.ANY}
-        monkeypatch.setattr(telemetry, "PENDING_SCAN_LIMIT", 2)
+        monkeypatch.setattr(telemetry_pipeline, "PENDING_SCAN_LIMIT", 2)
         assert set(pipeline.pending_response_ids({older, newer})) == {older, newer}
     finally:
         inferwatch.uninstrument_openai()
@@ -538,7 +551,7 @@ def test_items_the_collector_could_not_match_yet_are_sent_once_more(receiver, mo
     """Feedback that reached the collector before its call did is listed ``unmatched``; an item naming its call
     by trace id is sent again, once, later (the same item: the row is replaced, the call's fields copied in then).
     One named only by an unknown response id is not: nothing would match it later either."""
-    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 0.2)
+    monkeypatch.setattr(fx, "RESEND_UNMATCHED_AFTER_S", 0.2)
     unmatched = {"unmatched": ["by-trace", "by-response"]}
     receiver.answers = [unmatched, unmatched]  # the two items may go in one request or two
     start(receiver.url)
@@ -562,7 +575,7 @@ def test_feedback_sent_before_its_call_arrived_gets_the_calls_fields(collector, 
     from inferwatch_collector.rows import LLM_CALL_COLUMNS
     from tests.helpers.factories import llm_call
 
-    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 1.0)
+    monkeypatch.setattr(fx, "RESEND_UNMATCHED_AFTER_S", 1.0)
     url, keys = collector
     start(url, api_key=keys["ingest"])
     fid = inferwatch.feedback(TRACE, thumbs_up=True)
@@ -591,7 +604,7 @@ def test_a_flush_sends_waiting_feedback_at_once_after_the_spans(collector, monke
     """Feedback the collector stored before its call's span arrived does not wait for its later send at a flush:
     the spans go first, then the item, which gets its call's fields. One whose call the collector still does not
     know (another process's) waits for its time again, and a second flush does not send it early once more."""
-    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 600.0)
+    monkeypatch.setattr(fx, "RESEND_UNMATCHED_AFTER_S", 600.0)
     url, keys = collector
     inferwatch.init(endpoint=url, api_key=keys["ingest"], schedule_delay_ms=600_000)  # spans held until a flush
     with inferwatch.tags(feature="nightly"), inferwatch.llm_call(model="llama-3.1-8b", provider="vllm") as call:
@@ -607,7 +620,7 @@ def test_a_flush_sends_waiting_feedback_at_once_after_the_spans(collector, monke
     assert inferwatch.feedback_stats()["resent"] == 2
     [item] = _listed(url, keys["read"], trace)
     assert (item["feedback_id"], item["model"], item["feature"]) == (own, "llama-3.1-8b", "nightly")
-    assert [entry[1]["feedback_id"] for entry in fb._sender.again] == [other]  # waits for its time
+    assert [entry[1]["feedback_id"] for entry in sdk_feedback().again] == [other]  # waits for its time
 
     assert inferwatch.feedback.flush(10)
     assert inferwatch.feedback_stats()["resent"] == 2  # not sent early twice
@@ -638,23 +651,23 @@ print(f"{{call._span.get_span_context().trace_id:032x}}")
 
 
 def test_a_failed_send_once_more_is_counted_and_waits_for_its_time(receiver, monkeypatch):
-    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 600.0)
+    monkeypatch.setattr(fx, "RESEND_UNMATCHED_AFTER_S", 600.0)
     receiver.answers = [{"unmatched": ["fb-1"]}]
     start(receiver.url)
     inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="fb-1")
     assert _wait_for(lambda: inferwatch.feedback_stats()["sent"] == 1)
-    receiver.script = [503] * (len(fb.RETRY_DELAYS_S) + 1)
+    receiver.script = [503] * fx.RETRY.attempts
     assert inferwatch.feedback.flush(10)
     stats = inferwatch.feedback_stats()
     assert (stats["sent"], stats["resent"], stats["resend_failed"], stats["failed"]) == (1, 0, 1, 0)
-    assert len(receiver.items()) == 1 + len(fb.RETRY_DELAYS_S) + 1
-    assert [entry[1]["feedback_id"] for entry in fb._sender.again] == ["fb-1"]
+    assert len(receiver.items()) == 1 + fx.RETRY.attempts
+    assert [entry[1]["feedback_id"] for entry in sdk_feedback().again] == ["fb-1"]
 
 
 def test_an_item_sent_right_after_the_spans_is_not_sent_again_at_once(receiver, monkeypatch):
     """Feedback first sent by a flush, after this process's spans went out, that the collector still cannot match
     names another process's call: sending it again at once would not help; it waits for its time."""
-    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 600.0)
+    monkeypatch.setattr(fx, "RESEND_UNMATCHED_AFTER_S", 600.0)
     receiver.answers = [{}] + [{"unmatched": ["fb-1"]}] * 3
     receiver.delay_s = 0.3
     start(receiver.url)
@@ -664,11 +677,11 @@ def test_an_item_sent_right_after_the_spans_is_not_sent_again_at_once(receiver, 
     assert inferwatch.feedback.flush(10)
     assert [item["feedback_id"] for item in receiver.items()] == ["busy", "fb-1"]
     assert inferwatch.feedback_stats()["resent"] == 0
-    assert [(entry[1]["feedback_id"], entry[2]) for entry in fb._sender.again] == [("fb-1", True)]
+    assert [(entry[1]["feedback_id"], entry[2]) for entry in sdk_feedback().again] == [("fb-1", True)]
 
 
 def test_an_item_sent_early_in_vain_still_gets_its_later_send(receiver, monkeypatch):
-    monkeypatch.setattr(fb, "RESEND_UNMATCHED_AFTER_S", 3.0)
+    monkeypatch.setattr(fx, "RESEND_UNMATCHED_AFTER_S", 3.0)
     receiver.answers = [{"unmatched": ["fb-1"]}] * 3
     start(receiver.url)
     inferwatch.feedback(TRACE, thumbs_up=True, feedback_id="fb-1")
@@ -677,7 +690,7 @@ def test_an_item_sent_early_in_vain_still_gets_its_later_send(receiver, monkeypa
     assert inferwatch.feedback_stats()["resent"] == 1
     assert _wait_for(lambda: inferwatch.feedback_stats()["resent"] == 2)  # at its time
     time.sleep(0.5)
-    assert [item["feedback_id"] for item in receiver.items()] == ["fb-1"] * 3 and fb._sender.again == []
+    assert [item["feedback_id"] for item in receiver.items()] == ["fb-1"] * 3 and sdk_feedback().again == []
 
 
 def test_a_forked_child_sends_its_own_feedback_only(receiver):

@@ -1,4 +1,4 @@
-"""The SDK's own spans (``telemetry.LightSpan``): what they export, and that they behave as OTel spans.
+"""The SDK's own spans (``telemetry.spans.LightSpan``): what they export, and that they behave as OTel spans.
 
 An LLM call's span is built in the export thread from a snapshot of its metrics; these tests pin down that the
 exported span is the one the OTel SDK's span used to be (name, kind, ids, parent, status, times, attributes), that
@@ -95,16 +95,17 @@ def test_the_parent_is_read_with_any_runtime_context(spans: InMemorySpanExporter
     parent is found either way."""
     from opentelemetry import context as otel_context
 
-    from inferwatch import telemetry
+    from inferwatch.telemetry import spans as telemetry_spans
 
-    assert telemetry._CURRENT_CONTEXT is otel_context._RUNTIME_CONTEXT._current_context  # type: ignore[attr-defined]
+    runtime = otel_context._RUNTIME_CONTEXT  # type: ignore[attr-defined]
+    assert telemetry_spans._CURRENT_CONTEXT is runtime._current_context
     with monkeypatch.context() as patched:
         patched.setattr(otel_context, "_RUNTIME_CONTEXT", object())
-        assert telemetry._current_context_var() is None
+        assert telemetry_spans._current_context_var() is None
     tracer = TracerProvider().get_tracer("app")
     parents = []
-    for var in (telemetry._CURRENT_CONTEXT, None):
-        monkeypatch.setattr(telemetry, "_CURRENT_CONTEXT", var)
+    for var in (telemetry_spans._CURRENT_CONTEXT, None):
+        monkeypatch.setattr(telemetry_spans, "_CURRENT_CONTEXT", var)
         with tracer.start_as_current_span("request") as request:
             with inferwatch.llm_call(model="m", provider="p"):
                 pass

@@ -277,12 +277,13 @@ FAULTS = [
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
     Fault("export:stream_events", lambda mp, r: mp.setattr(iw_openai._ChatStream, "take", r),
           modes=("stream", "helper"), on_error=False, providers=("openai",)),
-    Fault("redaction", lambda mp, r: mp.setattr(_pipeline(), "_redactor_override", RaisingRedactor(r)),
+    Fault("redaction", lambda mp, r: mp.setattr(_pipeline().span_export.content, "redactor", RaisingRedactor(r)),
           options={"capture": "redacted"}),
     Fault("export:call", lambda mp, r: mp.setattr(ProviderCall, "readable", r), providers=("openai",)),
-    Fault("export:spans", lambda mp, r: mp.setattr(_pipeline(), "_exporter", RaisingSpanExporter(r))),
-    Fault("export:metrics", lambda mp, r: mp.setattr(_pipeline(), "_metric_exporter", RaisingMetricExporter(r))),
-    Fault("hook:before_send", lambda mp, r: mp.setattr(_pipeline(), "_before_send", r)),
+    Fault("export:spans", lambda mp, r: mp.setattr(_pipeline().span_export, "exporter", RaisingSpanExporter(r))),
+    Fault("export:metrics", lambda mp, r: mp.setattr(_pipeline().metric_export, "exporter",
+                                                     RaisingMetricExporter(r))),
+    Fault("hook:before_send", lambda mp, r: mp.setattr(_pipeline().span_export, "before_send", r)),
 ]
 
 _baselines: dict[tuple[str, str, str, str], tuple[Any, ...]] = {}
@@ -320,7 +321,7 @@ def test_app_sees_the_same_with_a_failing_sdk(fault: Fault, provider: str, flavo
         with monkeypatch.context() as mp:
             inferwatch.init(exporter=InMemorySpanExporter(), schedule_delay_ms=50, sample_rate=1.0,
                             **{"capture": "off", **fault.options})
-            mp.setattr(_pipeline(), "_metric_exporter", NullMetricExporter())
+            mp.setattr(_pipeline().metric_export, "exporter", NullMetricExporter())
             assert (inferwatch.instrument_openai() if provider == "openai" else inferwatch.instrument_anthropic())
             fault.inject(mp, raiser)
             got = _outcome(_app_call(provider, flavour, mode, text, client, mock_llm))

@@ -19,7 +19,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import inferwatch
-from inferwatch import telemetry
+from inferwatch.telemetry import spans as telemetry_spans
 from inferwatch import client as iw_client
 from inferwatch import semconv as sc
 from inferwatch.llm_call import LlmCall
@@ -246,12 +246,13 @@ def _context_failing(raiser: Raiser) -> Any:
 FAULTS: dict[str, Callable[[pytest.MonkeyPatch, Raiser], Any]] = {
     "observe:start": lambda mp, r: mp.setattr(iw_client.get_pipeline(), "span", r),
     "observe:context": lambda mp, r: mp.setattr(observe_module, "otel_context", _context_failing(r)),
-    "observe:end": lambda mp, r: mp.setattr(telemetry.LightSpan, "end", r),
+    "observe:end": lambda mp, r: mp.setattr(telemetry_spans.LightSpan, "end", r),
     "llm_call:span": lambda mp, r: mp.setattr(llm_call_module, "LightSpan", r),
     "llm_call:context": lambda mp, r: mp.setattr(llm_call_module, "otel_context", _context_failing(r)),
     "llm_call:usage": lambda mp, r: mp.setattr(llm_call_module, "InferenceMetrics", _failing_usage(r)),
-    "llm_call:end": lambda mp, r: mp.setattr(telemetry.LightSpan, "end_call", r),
-    "export:spans": lambda mp, r: mp.setattr(iw_client.get_pipeline(), "_exporter", _FailingExporter(r)),
+    "llm_call:end": lambda mp, r: mp.setattr(telemetry_spans.LightSpan, "end_call", r),
+    "export:spans": lambda mp, r: mp.setattr(iw_client.get_pipeline().span_export, "exporter",
+                                             _FailingExporter(r)),
 }
 
 

@@ -10,6 +10,7 @@ Real ``openai`` and ``anthropic`` clients against the mock server (``tests/helpe
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from typing import Any
@@ -26,7 +27,7 @@ from opentelemetry.trace import StatusCode  # noqa: E402
 import inferwatch  # noqa: E402
 from inferwatch import _guard, _responses  # noqa: E402
 from inferwatch import semconv as sc  # noqa: E402
-from inferwatch.telemetry import ID_POOL_SIZE  # noqa: E402
+from inferwatch.telemetry.pipeline import ID_POOL_SIZE  # noqa: E402
 from tests.helpers.mock_llm_rules import user  # noqa: E402
 from tests.helpers.otel_exporters import KeepingMetricExporter, NullMetricExporter  # noqa: E402
 from tests.helpers.sdk_recording import finished, start_sdk  # noqa: E402
@@ -247,9 +248,10 @@ def test_on_call_gets_a_copy_never_on_the_apps_thread_and_may_flush(openai_clien
         if metrics.request_model == "exits":
             raise SystemExit(3)
 
-    import sys
+    from inferwatch.telemetry import feedback_export
 
-    monkeypatch.setattr(sys.modules["inferwatch.feedback"], "RETRY_DELAYS_S", (0.5, 0.5))
+    monkeypatch.setattr(feedback_export, "RETRY", dataclasses.replace(feedback_export.RETRY, attempts=3,
+                                                                      max_backoff_s=0.5))
     exporter = InMemorySpanExporter()
     inferwatch.init(exporter=exporter, metric_exporter=NullMetricExporter(), on_call=on_call, max_queue_size=1,
                     schedule_delay_ms=60_000, endpoint="http://127.0.0.1:9")

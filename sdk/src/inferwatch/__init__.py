@@ -21,9 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 from .budget import Budget, BudgetExceeded, BudgetGuard, budget_guard
-from .client import flush, get_options, init, shutdown, stats
+from .client import get_options
 from .context import assign, experiment, hash_user_id, tags
 from .feedback import feedback, feedback_stats
+from .lifecycle import flush, init, shutdown, stats
 from .llm_call import LlmCall, llm_call
 from .metrics import InferenceMetrics
 from .observe import observe

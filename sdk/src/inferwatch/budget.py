@@ -27,8 +27,8 @@ provider call made through the wrapped/instrumented OpenAI and Anthropic clients
 Where the status comes from: ``GET {endpoint}/api/v1/budgets/status`` with the ingest key (Bearer), fetched by a
 daemon thread at start and then every ``refresh_s`` seconds, never on a caller's thread. Each fetch that parses
 replaces an immutable snapshot (one reference assignment); a call reads that reference and does at most three
-dictionary lookups, with no lock and no I/O: about 0.1 µs per call while nothing is exceeded, under 1 µs when
-budgets of other scopes are (measured by ``test_check_overhead_per_call`` in tests/sdk/test_budget_guard.py).
+dictionary lookups, with no lock and no I/O. The fetch goes through :mod:`inferwatch.transport` (one attempt per
+refresh).
 
 Fail open: until the first status arrives, and when the collector cannot be reached, answers an error or sends
 something unreadable for longer than ``max_stale_s`` (default three refresh intervals; until then the last good
@@ -46,10 +46,13 @@ import math
 import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
-from . import _guard, context
+from . import _guard, client, context
+from .options import resolve
+from .transport import Transport, suppress_instrumentation
 
 log = logging.getLogger("inferwatch")
 
@@ -128,20 +131,17 @@ class BudgetGuard:
         if downgrade is not None and (not isinstance(downgrade, Mapping) or not all(
                 isinstance(k, str) and k and isinstance(v, str) and v for k, v in downgrade.items())):
             raise TypeError("downgrade must map model names to model names, e.g. {'gpt-4o': 'gpt-4o-mini'}")
-        self.url = endpoint.rstrip("/") + PATH
+        self._transport = Transport(endpoint, api_key)
+        self.url = self._transport.url(PATH)
         self.refresh_s = float(refresh_s)
         self.max_stale_s = 3 * self.refresh_s if max_stale_s is None else float(max_stale_s)
         self.timeout_s = min(max(self.refresh_s, 1.0), 5.0)
         self.downgrade: dict[str, str] | None = dict(downgrade) if downgrade is not None else None
         self._targets = frozenset(self.downgrade.values()) if self.downgrade else frozenset()
-        self._headers = {"Accept": "application/json", "User-Agent": "inferwatch-python-budget-guard"}
-        if api_key:
-            self._headers["Authorization"] = f"Bearer {api_key}"
         self._snapshot = _EMPTY
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()  # counters of the (rare) blocked/downgraded paths
-        self._opener: Any = None
         self.refreshes_ok = self.refreshes_failed = self.entries_skipped = 0  # written by the refresh thread only
         self.calls_blocked = self.calls_downgraded = 0
         self.last_error = ""
@@ -190,14 +190,13 @@ class BudgetGuard:
 
     def _run(self) -> None:
         with _guard.guard("budget.suppress_instrumentation"):
-            from opentelemetry import context as otel_context
-
-            ctx = otel_context.set_value(otel_context._SUPPRESS_INSTRUMENTATION_KEY, True)
-            otel_context.attach(otel_context.set_value(otel_context._SUPPRESS_HTTP_INSTRUMENTATION_KEY, True, ctx))
+            suppress_instrumentation()
         stop = self._stop
         while not stop.is_set():
             self.refresh()
             stop.wait(self.refresh_s)
+        with _guard.guard("budget.close"):
+            self._transport.close()
 
     def refresh(self) -> bool:
         """Fetch the status once and publish it; True when it was used. Never raises. The refresh thread calls
@@ -232,25 +231,14 @@ class BudgetGuard:
                         "(see inferwatch.stats()['budget_guard'])", self.url, reason)
 
     def _fetch(self) -> bytes:
-        import http.client
-        import urllib.error
-        import urllib.request
-
-        if self._opener is None:
-            self._opener = urllib.request.build_opener()
-        request = urllib.request.Request(self.url, headers=self._headers, method="GET")
-        try:
-            with self._opener.open(request, timeout=self.timeout_s) as response:
-                body = response.read(MAX_BODY_BYTES + 1)
-        except urllib.error.HTTPError as exc:
-            with _guard.guard("budget.fetch.close"):
-                exc.close()
-            raise _RefreshFailed(f"http_{exc.code}") from None
-        except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError):
-            raise _RefreshFailed("unreachable") from None
-        if len(body) > MAX_BODY_BYTES:
+        answer = self._transport.get(PATH, timeout_s=self.timeout_s, max_bytes=MAX_BODY_BYTES)
+        if not answer.status:
+            raise _RefreshFailed("unreachable")
+        if not answer.ok:
+            raise _RefreshFailed(f"http_{answer.status}")
+        if len(answer.body) > MAX_BODY_BYTES:
             raise _RefreshFailed("too_large")
-        return body
+        return answer.body
 
     def _parse(self, body: bytes) -> _Snapshot:
         try:
@@ -330,9 +318,6 @@ def budget_guard(*, downgrade: Mapping[str, str] | None = None, refresh_s: float
 
 def make_guard(*, endpoint: str | None = None, api_key: str | None = None, **settings: Any) -> BudgetGuard:
     """A guard (not started) with the running SDK's endpoint and key unless given."""
-    from . import client
-    from .options import resolve
-
     options = client.get_options()
     if options is None and (endpoint is None or api_key is None):
         options = resolve()
@@ -380,8 +365,7 @@ def _after_fork_in_child() -> None:
     if guard is not None:
         try:
             guard._lock = threading.Lock()
-            guard._opener = None
-            guard.start()
+            guard.start()  # (its transport opens a session of the child's own)
         except Exception as exc:  # noqa: BLE001 - never break the child
             _guard.record_internal_error("budget.fork", exc)
 

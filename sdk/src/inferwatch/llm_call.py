@@ -47,7 +47,8 @@ from . import _responses, budget, client, context
 from . import semconv as sc
 from ._guard import record_internal_error
 from .metrics import CACHE_HIT_KINDS, InferenceMetrics
-from .telemetry import _CURRENT_CONTEXT, _SPAN_KEY, LightSpan, Pipeline, parent_of
+from .telemetry.pipeline import Pipeline
+from .telemetry.spans import _CURRENT_CONTEXT, _SPAN_KEY, LightSpan, parent_of
 
 _CLIENT = trace.SpanKind.CLIENT
 # bound once for ProviderCall, which every provider call makes (see "names bound once" in integrations._streams)
