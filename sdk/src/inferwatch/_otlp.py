@@ -1,14 +1,14 @@
 """OTLP/protobuf encoding of finished spans, written for the export thread's speed.
 
 Why not the stock encoder (``opentelemetry.exporter.otlp.proto.common``): it builds a protobuf message object per
-span, attribute key and value, which costs 100-200 µs per LLM span on a small VM; at 5,000 calls/s that alone
-is more than one core, so the export thread falls behind and the queue fills. Here each span is written straight
+span, attribute key and value, so at a few thousand calls/s the export thread would fall behind and the queue
+fill. Here each span is written straight
 to the protobuf wire format, and every attribute (key, value) pair seen before is taken from a bounded cache of
 its encoded bytes: most of an LLM span's attributes (operation, provider, model, flags, small counts) repeat from
 call to call.
 
 :func:`encode_spans` returns the bytes of an ``ExportTraceServiceRequest``, the same message the stock encoder
-builds from the same spans (``tests/sdk/test_telemetry.py`` decodes both and compares them): spans grouped by
+builds from the same spans (``tests/sdk/test_export_encoding.py`` compares them): spans grouped by
 resource and instrumentation scope, ids, trace state, parent, name, kind, times, attributes, events, links,
 status, dropped counts and the parent's is-remote flags. A value the stock encoder cannot encode either
 (not a str, bool, int, float, bytes, sequence or mapping of those) is left out with a log line, as it does.

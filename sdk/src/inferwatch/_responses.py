@@ -11,11 +11,9 @@ MAX_REMEMBERED = 4096
 
 # Two generations of dicts, no lock: each dict operation is atomic under the GIL, and this runs for every call that
 # has a response id (on the caller's thread as it ends, or, for most OpenAI calls, in the export thread as it is
-# recorded: feedback's sender finds the queued ones), so it stays small: one dict store, and when the newer
-# dict is full it becomes the older one (the older one's ids are forgotten). So between MAX_REMEMBERED and twice
-# that many of the latest ids are known. An order queue beside one dict (forget the oldest id one at a time) cost
-# the caller's thread two more structures to touch per call, ~8 cache misses on cold caches (2026-12-03). An id
-# remembered twice keeps its newest trace.
+# recorded; the feedback stage finds the still-queued ones in the span queue), so it stays small: one dict store,
+# and when the newer dict is full it becomes the older one (the older one's ids are forgotten). So between
+# MAX_REMEMBERED and twice that many of the latest ids are known. An id remembered twice keeps its newest trace.
 _ids: dict[str, tuple[int, int]] = {}
 _older: dict[str, tuple[int, int]] = {}
 

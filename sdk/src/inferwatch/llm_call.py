@@ -64,7 +64,7 @@ class LlmCall:
     def __init__(self, *, model: str = "", provider: str = "", operation: str = "chat", streamed: bool = False,
                  attributes: dict[str, Any] | None = None) -> None:
         # the first three fields by position, the rest only when not the default (no copy of an empty attributes
-        # dict): every provider call makes one of these; 0.5 us instead of 0.9 us, warm
+        # dict): every provider call makes one of these
         m = self.metrics = InferenceMetrics(operation, provider, model)
         if streamed is not False:
             m.streamed = streamed
@@ -238,8 +238,8 @@ class LlmCall:
             if m.response_id:  # feedback by response id can name this trace before the span is exported
                 _responses.remember(m.response_id, span.trace_id, span.span_id)
             # the export thread derives the span's name, attributes and status and the metric values from this
-            # snapshot (telemetry.LightSpan): the caller's thread only copies the fields, or, for an integration's
-            # call, hands the metrics over as they are
+            # snapshot (telemetry.spans.LightSpan): the caller's thread only copies the fields, or, for an
+            # integration's call, hands the metrics over as they are
             content = dict(self._content) if self._content else None
             if later is None:
                 span.end_call(m._snapshot(), content)
@@ -277,11 +277,7 @@ class ProviderCall:
     queue (:meth:`readable`), for the calls whose response the integration reduces to facts kept for later
     (OpenAI Chat Completions with capture off, and provider errors); on the caller's thread for those whose
     response it records at once (capture on, where the text must be taken before the call ends; the Responses API;
-    Anthropic's messages), which then end through :meth:`LlmCall.end` as before.
-
-    A prototype of this path on bench/sdk_overhead.py's non-streamed call, same process, paired against the bare
-    client: 48.9 µs added per call when the LlmCall was made at the start, 28.0 µs this way (the wrapper with no
-    recording at all: 15.7 µs); full runs before and after are in bench/README.md.
+    Anthropic's messages), which then end through :meth:`LlmCall.end`.
 
     :meth:`first_token` and :meth:`end` are guarded, as :class:`LlmCall`'s methods are; :attr:`call` and
     :meth:`readable` run inside the integration's guards and the export thread's.
@@ -328,11 +324,10 @@ class ProviderCall:
         """Add ``count(items)`` to :attr:`failures` when the call's :class:`LlmCall` is made (in the export thread,
         for most calls) rather than now. ``items``, the request's messages, are copied as they are now (an app
         often appends the reply to its list right after the call; the messages themselves are not copied, so one
-        the app changes in place before the export is read as changed). Why: reading them costs the caller's
-        thread about 3,500 machine instructions and, on cold caches, ~37 cache misses for a two-message request
-        (callgrind, ``bench/sdk_instructions.py --cold``). A request of more than :data:`DEFERRED_TOOL_RESULTS`
-        messages is read now, as before: copying a long conversation would cost about what reading its end does,
-        and keep all of it alive until the export."""
+        the app changes in place before the export is read as changed). Why: reading them is work the caller's
+        thread need not do. A request of more than :data:`DEFERRED_TOOL_RESULTS` messages is read now: copying a
+        long conversation would cost about what reading its end does, and keep all of it alive until the
+        export."""
         if len(items) > DEFERRED_TOOL_RESULTS:
             self.failures += count(items)
         else:
@@ -429,9 +424,9 @@ class ProviderCall:
 
     def pending_ids(self) -> tuple[str, int, int] | None:
         """(response id, trace id, span id) of this ended call while it waits for the export thread, when it has a
-        span and its response id can be told without recording the call; None otherwise. Asked from the feedback
-        sender's thread (:meth:`inferwatch.telemetry.Pipeline.pending_response_ids`) for feedback by a response
-        id that the export thread has not remembered yet."""
+        span and its response id can be told without recording the call; None otherwise. Asked for feedback by a
+        response id that the export thread has not remembered yet
+        (:meth:`inferwatch.telemetry.pipeline.Pipeline.pending_response_ids`)."""
         response_id = self.response_id or self._pending_response_id()
         if not response_id or self._span_id is None:
             return None

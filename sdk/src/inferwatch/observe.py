@@ -37,7 +37,7 @@ def _start(name: str, attributes: dict[str, Any], make_current: bool = True) -> 
     if pipeline is None:
         return None, None
     with guard("observe.start"):
-        span = pipeline.span(name, trace.SpanKind.INTERNAL)  # the SDK's light span (telemetry.LightSpan)
+        span = pipeline.span(name, trace.SpanKind.INTERNAL)  # the SDK's light span (telemetry.spans.LightSpan)
         if attributes:
             span.set_attributes(attributes)
         context = trace.set_span_in_context(span)
