@@ -94,12 +94,7 @@ class Transport:
     def post(self, path: str, body: bytes, content_type: str, *, timeout_s: float, compress: bool = False,
              accept: str | None = None) -> Answer:
         """One POST; never raises (a failure of ours is counted and reads as unreachable)."""
-        headers = dict(self._headers, **{"Content-Type": content_type})
-        if accept:
-            headers["Accept"] = accept
-        if compress:
-            body = gzip.compress(body, 1)  # level 1: about level 9's size on span batches, for a third of the CPU
-            headers["Content-Encoding"] = "gzip"
+        body, headers = self._prepared(body, content_type, compress, accept)
         return self._request("POST", path, headers, body, timeout_s, MAX_ANSWER_BYTES)
 
     def get(self, path: str, *, timeout_s: float, max_bytes: int = MAX_ANSWER_BYTES,
@@ -116,10 +111,11 @@ class Transport:
         ``deadline_s`` when given. Returns the last answer, once it is final, the attempts are spent, the next
         wait would pass the deadline, or ``abort`` is set."""
         deadline = None if deadline_s is None else time.monotonic() + deadline_s
+        body, headers = self._prepared(body, content_type, compress, accept)
         answer = UNREACHABLE
         for attempt in range(policy.attempts):
             attempt_s = timeout_s if deadline is None else max(min(timeout_s, deadline - time.monotonic()), 0.05)
-            answer = self.post(path, body, content_type, timeout_s=attempt_s, compress=compress, accept=accept)
+            answer = self._request("POST", path, headers, body, attempt_s, MAX_ANSWER_BYTES)
             if answer.ok or not policy.retryable(answer.status) or attempt + 1 == policy.attempts:
                 break
             wait = policy.wait(attempt, answer)
@@ -131,6 +127,16 @@ class Transport:
             else:
                 time.sleep(wait)
         return answer
+
+    def _prepared(self, body: bytes, content_type: str, compress: bool,
+                  accept: str | None) -> tuple[bytes, dict[str, str]]:
+        headers = dict(self._headers, **{"Content-Type": content_type})
+        if accept:
+            headers["Accept"] = accept
+        if compress:
+            body = gzip.compress(body, 1)  # level 1: about level 9's size on span batches, for a third of the CPU
+            headers["Content-Encoding"] = "gzip"
+        return body, headers
 
     def close(self) -> None:
         session, self._session = self._session, None
