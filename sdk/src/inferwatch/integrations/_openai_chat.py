@@ -27,7 +27,7 @@ from ._streams import EventTap, MethodType
 from ._tool_calls import error_payload, tool_call_failed
 
 if TYPE_CHECKING:
-    from .openai import _Recorder
+    from ..llm_call import ProviderCall as _Recorder  # openai._Recorder, a ProviderCall with api, capture, tools
 
 STREAM_WHERE = "openai.stream"  # internal errors of a stream's recording are counted under this name
 

@@ -16,7 +16,7 @@ from ._readers import get
 from ._tool_calls import error_payload, tool_call_failed
 
 if TYPE_CHECKING:
-    from .openai import _Recorder
+    from ..llm_call import ProviderCall as _Recorder  # openai._Recorder, a ProviderCall with api, capture, tools
 
 
 _UNSET = object()
