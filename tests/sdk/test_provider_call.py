@@ -235,16 +235,14 @@ def test_on_call_gets_a_copy_never_on_the_apps_thread_and_may_flush(openai_clien
     import threading
 
     threads: list[str] = []
-    flush_took: list[float] = []
+    flushed: list[bool] = []
 
     def on_call(metrics: Any) -> None:
         threads.append(threading.current_thread().name)
         metrics.output_tokens = 999_999
         metrics.attributes["changed"] = True
-        if metrics.request_model == "flushes":
-            started = time.monotonic()
-            inferwatch.flush(5)
-            flush_took.append(time.monotonic() - started)
+        if metrics.request_model == "flushes":  # waiting here would hang the export thread past the test's timeout
+            flushed.append(inferwatch.flush(600))
         if metrics.request_model == "exits":
             raise SystemExit(3)
 
@@ -266,7 +264,7 @@ def test_on_call_gets_a_copy_never_on_the_apps_thread_and_may_flush(openai_clien
     assert inferwatch.flush(5)
     assert inferwatch.stats()["dropped"]["queue_full"] == 1
     assert threads == ["inferwatch-export", "inferwatch-export"]  # not the dropped call, not the app's thread
-    assert flush_took and flush_took[0] < 1.0
+    assert flushed == [False]  # returned at once, nothing waited for
     spans = exporter.get_finished_spans()
     assert [s.attributes[sc.GEN_AI_USAGE_OUTPUT_TOKENS] for s in spans] == [1, 1]
     assert not any("changed" in s.attributes for s in spans)
