@@ -131,7 +131,7 @@ def server_command() -> list[str]:
     if exe.exists():
         return [str(exe)]
     found = shutil.which("inferwatch-server")
-    return [found] if found else [sys.executable, "-m", "inferwatch_collector"]
+    return [found] if found else [sys.executable, "-m", "inferwatch_server"]
 
 
 class Collector:

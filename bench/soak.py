@@ -60,7 +60,7 @@ def collector_child(flag: str, argv: Sequence[str]) -> int:
         return original(self, table, data, column_names, settings)
 
     store_module.Store.insert_native = insert_native  # type: ignore[method-assign]
-    from inferwatch_collector.cli import main as cli_main
+    from inferwatch_server.cli import main as cli_main
 
     return int(cli_main(list(argv)) or 0)
 

@@ -1,1 +1,1 @@
-"""inferwatch collector: OTLP ingest, ClickHouse store, query API and the inferwatch-server CLI."""
+"""inferwatch collector: OTLP ingest, the ClickHouse store, the query API and the cost code."""

@@ -18,9 +18,9 @@ from inferwatch_alerts.evaluate import evaluate
 from inferwatch_alerts.notifiers.base import AlertNotification
 from inferwatch_alerts.notifiers.dispatch import Dispatcher
 from inferwatch_alerts.rules import parse_rules
-from inferwatch_collector import alerts_cli
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.cli import alerts as alerts_cli
 
 from tests.helpers.traffic import add_calls, lognormal
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from inferwatch_alerts.experiments import results
-from inferwatch_collector import experiments_cli
 from inferwatch_collector.app import create_app
 from inferwatch_collector.auth import KeyStore
 from inferwatch_collector.routes.experiments import router
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.cli import experiments as experiments_cli
 
 from tests.helpers.factories import llm_call
 
@@ -115,7 +115,7 @@ def test_the_collector_does_not_import_the_alerts_package() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, inferwatch_collector.routes.experiments, inferwatch_collector.experiments_cli; "
+    code = ("import sys, inferwatch_collector.routes.experiments; "
             "print(any(m.startswith('inferwatch_alerts') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

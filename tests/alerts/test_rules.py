@@ -18,7 +18,7 @@ from inferwatch_alerts.rules import (
     parse_rules,
 )
 from inferwatch_alerts.scheduler import ALERT_RULES_JOB, default_jobs
-from inferwatch_collector import alerts_cli
+from inferwatch_server.cli import alerts as alerts_cli
 
 
 def errors_of(text: str) -> list[str]:

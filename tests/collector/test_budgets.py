@@ -11,10 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from inferwatch_collector.cost import budgets as b
 from inferwatch_collector.app import create_app
-from inferwatch_collector.cli import main
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.cli import main
 
 from .conftest import Keys
 from tests.helpers.factories import llm_call

@@ -12,7 +12,6 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 import pytest
 
-from inferwatch_collector.cli import main
 from inferwatch_collector.cost.reports import (
     CSV_COLUMNS, DIMENSIONS, OTHER_KEY, Metrics, ReportError, breakdown_sql, cap_lines, compute_cost_report,
     forecast_month_end, load_cost_report, parse_day, period_bounds, run_cost_report_job, save_cost_report,
@@ -21,6 +20,7 @@ from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.rows import LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.cli import main
 
 from .conftest import Keys
 from tests.helpers.cost_data import at, insert, priced, random_calls

@@ -24,10 +24,10 @@ import jsonschema
 import pytest
 import yaml
 
-from inferwatch_collector import cli, doctor_cli
-from inferwatch_collector.app import create_app
 from inferwatch_collector.migrations import Target, migration_files, render
 from inferwatch_collector.settings import Settings
+from inferwatch_server import cli
+from inferwatch_server.app import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((Path(__file__).parent / "schemas" / "compose-spec.json").read_text())
@@ -51,12 +51,8 @@ def interpolate(text: str) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    """The real CLI parser; ``doctor`` added when cli.py does not register it yet."""
-    built = cli.build_parser()
-    sub = next(a for a in built._actions if isinstance(a, argparse._SubParsersAction))
-    if "doctor" not in sub.choices:
-        doctor_cli.register(sub)
-    return built
+    """The real CLI parser."""
+    return cli.build_parser()
 
 
 def subcommands() -> set[str]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inferwatch_collector.cli import main
 from inferwatch_collector.settings import Settings
+from inferwatch_server.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,11 +12,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from inferwatch_collector import doctor_cli
 from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.spool import Spool, SpoolPart
 from inferwatch_collector.store import Store
+from inferwatch_server.cli import doctor as doctor_cli
 
 
 def build_parser() -> argparse.ArgumentParser:

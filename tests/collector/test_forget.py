@@ -149,7 +149,7 @@ def test_forget_api_needs_admin_and_acts_on_the_keys_project_only(store, keys: K
 def test_forget_cli(store, settings, capsys) -> None:
     import argparse
 
-    from inferwatch_collector import forget_cli
+    from inferwatch_server.cli import forget as forget_cli
 
     _seed(store)
     store.close()  # chDB: one open directory per process; the command opens its own

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from inferwatch_collector import planner, planner_cli
+from inferwatch_collector import planner
 from inferwatch_collector.planner import (
     GIB,
     KIB,
@@ -28,6 +28,7 @@ from inferwatch_collector.planner import (
     resolve_model,
     traffic,
 )
+from inferwatch_server.cli import plan as plan_cli
 
 LLAMA_70B = PRESETS["llama-3-70b"]
 
@@ -249,7 +250,7 @@ def test_missing_values_without_traffic_name_the_field():
 def run_cli(*argv: str) -> int:
     parser = argparse.ArgumentParser(prog="inferwatch-server")
     parser.add_argument("--data-dir")
-    planner_cli.register(parser.add_subparsers(dest="command", required=True))
+    plan_cli.register(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     return args.func(args)
 

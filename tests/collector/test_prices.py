@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from inferwatch_collector.cost import price_table as prices
-from inferwatch_collector.cli import main
 from inferwatch_collector.cost.price_table import (
     BUNDLED_PATH,
     PriceFileError,
@@ -19,6 +18,7 @@ from inferwatch_collector.cost.price_table import (
     load_table,
     parse_table,
 )
+from inferwatch_server.cli import main
 
 LITELLM_FIELDS = {
     "input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",

@@ -7,7 +7,6 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from inferwatch_collector.cli import main
 from inferwatch_collector.cost.call_cost import price_tokens
 from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.cost.price_table import bundled_table
@@ -16,6 +15,7 @@ from inferwatch_collector.rows import LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from inferwatch_collector.cost.whatif import WhatIfError, parse_request, run_whatif, split_traffic
+from inferwatch_server.cli import main
 
 from .conftest import Keys
 from tests.helpers.factories import llm_call

@@ -49,7 +49,7 @@ PAGES = {
 # Until app.py mounts routes/dashboard.py, `up` is run with it added (a no-op once it is mounted).
 UP_RUNNER = """
 import sys
-from inferwatch_collector import app, cli
+from inferwatch_server import app, cli
 from tests.dashboard.conftest import with_dashboard_api
 create = app.create_app
 app.create_app = lambda *args, **kwargs: with_dashboard_api(create(*args, **kwargs))

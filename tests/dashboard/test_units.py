@@ -9,8 +9,8 @@ import httpx
 import pandas as pd
 import pytest
 
-from inferwatch_collector.cli import main as cli_main
 from inferwatch_dashboard import api, charts, fmt, launch, metrics, timerange
+from inferwatch_server.cli import main as cli_main
 
 NOW = datetime(2026, 3, 10, 12, 34, 56, tzinfo=UTC)
 

@@ -1,5 +1,6 @@
 """``inferwatch-server report`` and ``inferwatch-server whatif``: cost reports and what-if repricing from the
-command line (the maths is in :mod:`.cost_reports` and :mod:`.whatif`; this module parses and prints)."""
+command line (the maths is in :mod:`inferwatch_collector.cost.reports` and :mod:`inferwatch_collector.cost.whatif`;
+this module parses and prints)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .cost.reports import DIMENSIONS, PERIODS, STORED_LINES, Breakdown, CostReport, Metrics
-from .settings import Settings
-from .cost.whatif import WhatIfResult
+from inferwatch_collector.cost.reports import DIMENSIONS, PERIODS, STORED_LINES, Breakdown, CostReport, Metrics
+from inferwatch_collector.cost.whatif import WhatIfResult
+
+from .common import open_migrated, open_store, settings_from
 
 PRINTED_LINES = 25
 CSV_LINES = 100_000
@@ -59,21 +61,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     whatif.set_defaults(func=cmd_whatif)
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    data_dir = getattr(args, "data_dir", None)  # the global --data-dir
-    return Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
-
-
 def cmd_report(args: argparse.Namespace) -> int:
-    from .cost.reports import compute_cost_report, parse_day, save_cost_report
-    from .migrations import migrate, target_for
-    from .store import Store
+    from inferwatch_collector.cost.reports import compute_cost_report, parse_day, save_cost_report
 
-    settings = _settings(args)
     limit = args.limit or (CSV_LINES if args.csv else PRINTED_LINES)
-    store = Store.open(settings)
+    store = open_migrated(settings_from(args))
     try:
-        migrate(store, target_for(settings, store))
         now = datetime.now(UTC)
         day = parse_day(args.date, now.date(), "--date")
         if args.save:
@@ -106,11 +99,10 @@ def parse_rule(text: str, option: str) -> dict[str, Any]:
 
 
 def cmd_whatif(args: argparse.Namespace) -> int:
-    from .cost.price_table import load_table
-    from .store import Store
-    from .cost.whatif import run_whatif
+    from inferwatch_collector.cost.price_table import load_table
+    from inferwatch_collector.cost.whatif import run_whatif
 
-    settings = _settings(args)
+    settings = settings_from(args)
     request: dict[str, Any] = {}
     if args.scenario:
         request = json.loads(Path(args.scenario).read_text())
@@ -125,7 +117,7 @@ def cmd_whatif(args: argparse.Namespace) -> int:
         request["cascade"] = [*request.get("cascade", []),
                               *(parse_rule(text, "--cascade") for text in args.cascade)]
     table = load_table(args.prices_file or settings.prices_file)
-    store = Store.open(settings)
+    store = open_store(settings)
     try:
         result = run_whatif(store, args.project, request, table, retention_days=settings.retention_days)
     finally:

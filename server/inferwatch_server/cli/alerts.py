@@ -11,7 +11,7 @@
 Times are ISO 8601 (UTC when no offset is given), ``now``, or ``now-<duration>`` (``now-7d``). Commands that
 read or write the database open the configured store directly (``--data-dir`` / ``INFERWATCH_*``), so on the
 embedded database the collector must be stopped (one process per chDB directory); use the API otherwise.
-``inferwatch_alerts`` is imported only when a command runs (this module belongs to the composition root).
+``inferwatch_alerts`` is imported when a command runs, so ``--help`` stays quick.
 """
 
 from __future__ import annotations
@@ -20,10 +20,9 @@ import argparse
 import json
 import sys
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from .settings import Settings
+from .common import open_migrated, settings_from
 
 
 def register(sub: Any) -> None:
@@ -72,24 +71,6 @@ def register(sub: Any) -> None:
     rules.set_defaults(func=cmd_alerts)
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    data_dir = getattr(args, "data_dir", None)  # the global --data-dir
-    return Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
-
-
-def _open(settings: Settings) -> Any:
-    from .migrations import migrate, target_for
-    from .store import Store
-
-    store = Store.open(settings)
-    try:
-        migrate(store, target_for(settings, store))
-    except Exception:
-        store.close()
-        raise
-    return store
-
-
 def parse_time(text: str, now: datetime | None = None) -> datetime:
     """ISO 8601 (UTC when naive), ``now`` or ``now-<duration>``; ValueError otherwise."""
     from inferwatch_alerts.rules import parse_duration
@@ -131,7 +112,7 @@ def _rules(args: argparse.Namespace) -> int:
         ruleset = rules.load_rules(args.check)
         print(f"{args.check}: OK, {len(ruleset.rules)} rule(s), {len(ruleset.channels)} channel(s)")
         return 0
-    ruleset = rules.load_configured(_settings(args))
+    ruleset = rules.load_configured(settings_from(args))
     if args.json:
         print(json.dumps({"source": ruleset.source, "rules": [r.to_json(ruleset.routing) for r in ruleset.rules]},
                          indent=2))
@@ -149,12 +130,12 @@ def _backtest(args: argparse.Namespace) -> int:
     from inferwatch_alerts.backtest import backtest
     from inferwatch_alerts.evaluate import build_channels
 
-    settings = _settings(args)
+    settings = settings_from(args)
     ruleset = rules.load_rules(args.rules) if args.rules else rules.load_configured(settings)
     now = datetime.now(UTC)
     start, end = parse_time(args.start, now), parse_time(args.end, now)
     step = int(rules.parse_duration(args.step))
-    store = _open(settings)
+    store = open_migrated(settings)
     dispatcher = None
     try:
         if args.notify:
@@ -194,7 +175,7 @@ def _silence(args: argparse.Namespace) -> int:
     from inferwatch_alerts import silences
     from inferwatch_alerts.rules import parse_duration
 
-    store = _open(_settings(args))
+    store = open_migrated(settings_from(args))
     try:
         if args.silence_command == "add":
             matchers = {}

@@ -1,3 +1,5 @@
+"""``python -m inferwatch_server``: the same as the ``inferwatch-server`` command."""
+
 import sys
 
 from .cli import main

@@ -1,13 +1,15 @@
-"""``inferwatch-server costs recompute``: re-price stored calls after a price change (see :mod:`cost_recompute`)."""
+"""``inferwatch-server costs recompute``: re-price stored calls after a price change.
+
+The work is :mod:`inferwatch_collector.cost.recompute`; this module parses and prints.
+"""
 
 from __future__ import annotations
 
 import argparse
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from .settings import Settings
+from .common import open_store, settings_from
 
 
 def _day(text: str) -> date:
@@ -35,18 +37,16 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_recompute(args: argparse.Namespace) -> int:
-    from .cost.recompute import recompute_costs
-    from .migrations import target_for
-    from .cost.price_table import load_table
-    from .store import Store
+    from inferwatch_collector.cost.price_table import load_table
+    from inferwatch_collector.cost.recompute import recompute_costs
+    from inferwatch_collector.migrations import target_for
 
-    data_dir = getattr(args, "data_dir", None)  # the global --data-dir
-    settings = Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
+    settings = settings_from(args)
     prices_file = args.prices_file or settings.prices_file
     table = load_table(prices_file)
     today = datetime.now(UTC).date()
     last = args.end or today - timedelta(days=1)
-    store = Store.open(settings)
+    store = open_store(settings)
     try:
         target = None if settings.embedded else target_for(settings, store)  # sharded: mutate the _local tables
         result = recompute_costs(store, table, args.project, args.start, last + timedelta(days=1),

@@ -1,20 +1,23 @@
-"""``inferwatch-server doctor``: check configuration, connectivity, schema and directories (see :mod:`doctor`)."""
+"""``inferwatch-server doctor``: check configuration, connectivity, schema and directories.
+
+The checks are :mod:`inferwatch_collector.doctor`; this module parses and prints.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from .settings import Settings
+from inferwatch_collector.settings import Settings
+
+from .common import settings_from
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from .doctor import failed, render, run_checks
+    from inferwatch_collector.doctor import failed, render, run_checks
 
-    def make_settings() -> Settings:
-        overrides = {"data_dir": Path(args.data_dir)} if getattr(args, "data_dir", None) else {}
-        return Settings(**overrides)
+    def make_settings() -> Settings:  # built inside the checks: invalid settings are a finding, not a crash
+        return settings_from(args)
 
     checks = run_checks(make_settings, collector_url=args.url, timeout_s=args.timeout)
     if args.json:

@@ -1,28 +1,21 @@
-"""``inferwatch-server budgets ...`` (create, list, delete, status) and ``inferwatch-server scheduler``.
+"""``inferwatch-server budgets create|list|delete|status``: spending caps per project, feature or user.
 
-Both open the configured store directly (``--data-dir`` / ``INFERWATCH_*``), so on the embedded database they
-need the collector stopped (one process per chDB directory); against a running collector use the API instead.
-``scheduler`` is the production way to run the jobs: one process beside N collectors on a ClickHouse server.
-It lives in this CLI module, which is part of the composition root (DESIGN §1), and imports
-``inferwatch_alerts`` only when it runs.
+The commands open the configured store directly (``--data-dir`` / ``INFERWATCH_*``), so on the embedded
+database the collector must be stopped; against a running collector use the API (``/api/v1/budgets``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from .settings import Settings
+from .common import open_migrated, settings_from
 
 
 def register(sub: Any) -> None:
-    """Add ``budgets`` and ``scheduler`` to the ``inferwatch-server`` parser."""
+    """Add ``budgets`` to the ``inferwatch-server`` parser."""
     budgets = sub.add_parser("budgets", help="budgets per project, feature or user: create, list, delete, status")
     budgets_sub = budgets.add_subparsers(dest="budgets_command", required=True)
 
@@ -55,38 +48,11 @@ def register(sub: Any) -> None:
     status.add_argument("--json", action="store_true", help="print the API's JSON instead of a table")
     status.set_defaults(func=cmd_budgets)
 
-    sched = sub.add_parser(
-        "scheduler", help="run the scheduled jobs (budget alerts, cost reports) in the foreground",
-        description="Runs until interrupted. With a ClickHouse server run exactly one; on the embedded database "
-                    "the collector already runs these jobs (INFERWATCH_COLLECTOR_SCHEDULER).")
-    sched.add_argument("--budget-interval", type=float, default=60.0,
-                       help="seconds between budget evaluations (default 60)")
-    sched.add_argument("--once", metavar="JOB", help="run this one job now, print its run, and exit")
-    sched.set_defaults(func=cmd_scheduler)
-
-
-def _settings(args: argparse.Namespace) -> Settings:
-    data_dir = getattr(args, "data_dir", None)  # the global --data-dir
-    return Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
-
-
-def _open(settings: Settings) -> Any:
-    from .migrations import migrate, target_for
-    from .store import Store
-
-    store = Store.open(settings)
-    try:
-        migrate(store, target_for(settings, store))
-    except Exception:
-        store.close()
-        raise
-    return store
-
 
 def cmd_budgets(args: argparse.Namespace) -> int:
-    from .cost import budgets
+    from inferwatch_collector.cost import budgets
 
-    store = _open(_settings(args))
+    store = open_migrated(settings_from(args))
     try:
         if args.budgets_command == "create":
             try:
@@ -128,39 +94,3 @@ def _describe(budget: Any) -> str:
     scope = budget.scope_type + (f"={budget.scope_value}" if budget.scope_value else "")
     levels = ", ".join(f"{t:.0%}" for t in budget.thresholds)
     return f"{budget.kind} ${float(budget.limit_usd):,.2f} per {budget.period} on {scope} (alerts at {levels})"
-
-
-def cmd_scheduler(args: argparse.Namespace) -> int:
-    from inferwatch_alerts.scheduler import Scheduler, default_jobs
-
-    if args.budget_interval <= 0:
-        print("error: --budget-interval must be positive", file=sys.stderr)
-        return 2
-    settings = _settings(args)
-    store = _open(settings)
-    try:
-        scheduler = Scheduler(store, default_jobs(budget_interval_s=args.budget_interval))
-        if args.once:
-            if args.once not in scheduler.jobs:
-                print(f"error: unknown job {args.once!r}; jobs: {', '.join(scheduler.jobs)}", file=sys.stderr)
-                return 2
-            run = scheduler.run_now(args.once)
-            took = (run.ended_at - run.started_at).total_seconds() if run.ended_at else 0.0
-            print(f"{run.job} {run.outcome} in {took:.3f} s" + (f": {run.error}" if run.error else ""))
-            for key, value in run.details.items():
-                print(f"  {key}: {value}")
-            return 0 if run.ok else 1
-        stop = threading.Event()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda *_: stop.set())
-        where = f"embedded chDB at {settings.data_dir}" if settings.embedded else settings.clickhouse_url
-        print(f"inferwatch scheduler on {where} (started {datetime.now(UTC):%Y-%m-%d %H:%M:%S} UTC); "
-              f"jobs: {', '.join(scheduler.jobs)}. Ctrl-C stops it.", flush=True)
-        scheduler.start()
-        try:
-            stop.wait()
-        finally:
-            scheduler.shutdown()
-        return 0
-    finally:
-        store.close()

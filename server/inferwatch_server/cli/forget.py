@@ -1,12 +1,14 @@
-"""``inferwatch-server forget --project P --user-hash H``: a user's data request (see :mod:`forget`)."""
+"""``inferwatch-server forget --project P --user-hash H``: a user's data request.
+
+The deletion is :mod:`inferwatch_collector.forget`; this module parses and prints.
+"""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from .settings import Settings
+from .common import open_store, settings_from
 
 
 def register(subparsers: Any) -> None:
@@ -22,13 +24,11 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from .forget import ForgetError, forget
-    from .migrations import target_for
-    from .store import Store
+    from inferwatch_collector.forget import ForgetError, forget
+    from inferwatch_collector.migrations import target_for
 
-    data_dir = getattr(args, "data_dir", None)  # the global --data-dir
-    settings = Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
-    store = Store.open(settings)
+    settings = settings_from(args)
+    store = open_store(settings)
     try:
         target = None if settings.embedded else target_for(settings, store)
         result = forget(store, args.project, args.user_hash, target=target)

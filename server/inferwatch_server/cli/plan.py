@@ -10,11 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
-from . import planner
-from .settings import Settings
+from inferwatch_collector import planner
+
+from .common import open_migrated, settings_from
 
 _GEOMETRY = ("params", "layers", "hidden", "heads", "kv_heads", "head_dim", "max_context")
 _TRAFFIC = ("qps", "mean_qps", "tokens", "context", "api_usd_per_1m")
@@ -88,17 +88,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 
 def _observe(args: argparse.Namespace) -> planner.ObservedTraffic:
-    from .migrations import migrate, target_for
-    from .queries import TimeRange
-    from .routes.planner import observed_traffic
-    from .store import Store
+    from inferwatch_collector.queries import TimeRange
+    from inferwatch_collector.routes.planner import observed_traffic
 
     if not args.days > 0:
         raise planner.PlanError("days", f"must be > 0, got {args.days}")
-    settings = Settings(data_dir=Path(args.data_dir)) if getattr(args, "data_dir", None) else Settings()
-    store = Store.open(settings)
+    store = open_migrated(settings_from(args))
     try:
-        migrate(store, target_for(settings, store))
         end = datetime.now(timezone.utc)
         rng = TimeRange.parse(end - timedelta(days=args.days), end)
         return observed_traffic(store, args.project, rng, args.traffic_model)

@@ -4,8 +4,7 @@ Every command opens the configured store directly (global ``--data-dir`` / ``INF
 database the collector must be stopped (one process per chDB directory); against a running collector use the
 API (``/api/v1/experiments``). ``report NAME`` analyses the experiment now, from the raw calls, with the daily
 looks stored by the scheduled job (it stores nothing itself; ``--save`` stores the analysis like the job).
-This module is part of the composition root (DESIGN section 1): it imports ``inferwatch_alerts`` only when a
-command runs.
+``inferwatch_alerts`` is imported when a command runs, so ``--help`` stays quick.
 """
 
 from __future__ import annotations
@@ -15,10 +14,9 @@ import json
 import math
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from .settings import Settings
+from .common import open_migrated, settings_from
 
 
 def register(sub: Any) -> None:
@@ -84,25 +82,10 @@ def _variants(items: list[str]) -> list[tuple[str, float]]:
     return out
 
 
-def _open(args: argparse.Namespace) -> Any:
-    from .migrations import migrate, target_for
-    from .store import Store
-
-    data_dir = getattr(args, "data_dir", None)  # the global --data-dir
-    settings = Settings(**({"data_dir": Path(data_dir)} if data_dir else {}))
-    store = Store.open(settings)
-    try:
-        migrate(store, target_for(settings, store))
-    except Exception:
-        store.close()
-        raise
-    return store
-
-
 def cmd_experiments(args: argparse.Namespace) -> int:
     from inferwatch_alerts.experiments import registry, results
 
-    store = _open(args)
+    store = open_migrated(settings_from(args))
     try:
         if args.experiments_command == "create":
             try:

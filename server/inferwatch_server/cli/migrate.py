@@ -1,0 +1,34 @@
+"""``inferwatch-server migrate [--status]``: apply pending ClickHouse migrations, or list their state."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import open_store, settings_from
+
+
+def register(sub: Any) -> None:
+    """Add ``migrate`` to the ``inferwatch-server`` parser."""
+    mig = sub.add_parser("migrate", help="apply pending ClickHouse migrations")
+    mig.add_argument("--status", action="store_true", help="list migrations and their state instead")
+    mig.set_defaults(func=cmd_migrate)
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from inferwatch_collector.migrations import migrate, status, target_for
+
+    settings = settings_from(args)
+    store = open_store(settings)
+    try:
+        target = target_for(settings, store)
+        if args.status:
+            for row in status(store):
+                print(row)
+            return 0
+        print(f"migrating {settings.database} ({target.mode}) ...", flush=True)
+        applied = migrate(store, target, progress=lambda msg: print(f"  {msg}", flush=True))
+        print(f"done: {len(applied)} migration(s) applied" if applied else "done: schema is up to date")
+        return 0
+    finally:
+        store.close()

@@ -1,0 +1,135 @@
+"""``inferwatch-server up``: the embedded platform in one command.
+
+Migrates, creates (or reuses) the demo project's keys, starts the dashboard as a separate Streamlit process
+reading this collector's API, serves the collector (with the embedded scheduler), and with ``--demo-traffic``
+runs the demo app (``examples/demo_app.py``: the SDK around real clients, against a mock LLM) into it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from inferwatch_collector.settings import Settings
+
+from ..serve import serve
+from .common import open_store, settings_from
+from .demo import examples_root
+
+DEMO_PROJECT = "demo"
+
+
+def register(sub: Any) -> None:
+    """Add ``up`` to the ``inferwatch-server`` parser."""
+    up = sub.add_parser("up", help="run the embedded platform: migrate, demo keys, collector, dashboard")
+    up.add_argument("--host")
+    up.add_argument("--port", type=int)
+    up.add_argument("--demo-traffic", action="store_true",
+                    help="also run the demo app (examples/demo_app.py: SDK + real clients + mock LLM) into it")
+    up.add_argument("--rate", type=float, default=3.0, help="demo app, user interactions per second")
+    up.set_defaults(func=cmd_up)
+
+
+def demo_keys(settings: Settings) -> dict[str, str]:
+    """Keys for the demo project, created once and kept beside the data directory (mode 0600).
+
+    Only hashes are stored in the database, so the demo's plaintext keys must be kept somewhere for ``up`` to
+    print them again; a file readable only by the user, next to the data it opens, is that place.
+    """
+    from inferwatch_collector.auth import AuthError, KeyStore
+    from inferwatch_collector.migrations import migrate, target_for
+
+    path = Path(settings.data_dir).expanduser().resolve().parent / "demo-keys.json"
+    store = open_store(settings)
+    try:
+        print(f"migrating {settings.database} ...", flush=True)
+        migrate(store, target_for(settings, store), progress=lambda msg: print(f"  {msg}", flush=True))
+        keys = KeyStore(store, cache_seconds=0)
+        saved: dict[str, str] = {}
+        if path.exists():
+            saved = json.loads(path.read_text())
+            try:
+                for key in saved.values():
+                    keys.authenticate(key)
+            except AuthError:
+                saved = {}
+        if not saved:
+            saved = {
+                "ingest": keys.create_key(DEMO_PROJECT, ["ingest"], "demo ingest"),
+                "read": keys.create_key(DEMO_PROJECT, ["read", "prompts:read"], "demo read"),
+                "admin": keys.create_key(DEMO_PROJECT, ["admin"], "demo admin"),
+            }
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(saved, indent=2))
+            path.chmod(0o600)
+        return saved
+    finally:
+        store.close()
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from inferwatch_dashboard import launch
+    from inferwatch_dashboard.settings import DashboardSettings
+
+    settings = settings_from(args)
+    keys = demo_keys(settings)
+    base = f"http://{settings.host}:{settings.port}"
+    # The dashboard is a separate Streamlit process that reads this collector's API with the demo read key.
+    local = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
+    ui = DashboardSettings()
+    dashboard = launch.start(f"http://{local}:{settings.port}", [keys["read"]], host=ui.host, port=ui.port,
+                             exact="port" in ui.model_fields_set)
+    print(
+        "\ninferwatch is starting (embedded ClickHouse)" if settings.embedded else "\ninferwatch is starting",
+        f"\n  collector   {base}   (OTLP/HTTP: {base}/v1/traces)",
+        f"\n  dashboard   {dashboard.url}",
+        f"\n  API docs    {base}/docs",
+        f"\n  data        {settings.data_dir if settings.embedded else settings.clickhouse_url}",
+        f"\n  demo project '{DEMO_PROJECT}' keys:",
+        f"\n    ingest    {keys['ingest']}",
+        f"\n    read      {keys['read']}",
+        f"\n    admin     {keys['admin']}",
+        f"\n  try:  curl -H 'Authorization: Bearer {keys['read']}' {base}/api/v1/calls/summary\n",
+        flush=True,
+    )
+    traffic: list[subprocess.Popen] = []
+
+    def watch_dashboard() -> None:
+        try:
+            dashboard.wait_ready(120)
+        except RuntimeError as exc:
+            print(f"dashboard: {exc}; the collector keeps running", file=sys.stderr, flush=True)
+        else:
+            print(f"dashboard ready: {dashboard.url}", flush=True)
+
+    threading.Thread(target=watch_dashboard, name="inferwatch-dashboard-ready", daemon=True).start()
+
+    def start_traffic() -> None:
+        # The demo app: the SDK around the real openai/anthropic clients, against a local mock LLM server.
+        cmd = [sys.executable, "-m", "examples.demo_app", "--collector", base, "--key", keys["ingest"],
+               "--rate", str(args.rate)]
+        traffic.append(subprocess.Popen(cmd, cwd=examples_root()))
+
+    def stop_traffic() -> None:
+        # on a signal, while the collector still serves: the demo app's last spans and feedback reach it as it
+        # exits (SIGTERM: it flushes and stops); again after the collector stopped, for any other way out
+        for proc in traffic:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in traffic:
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+    try:
+        return serve(settings, on_ready=start_traffic if args.demo_traffic else None,
+                     before_exit=stop_traffic if args.demo_traffic else None)
+    finally:
+        stop_traffic()
+        dashboard.stop()
