@@ -59,7 +59,6 @@ for extra in (ROOT, ROOT / "dashboard"):
 
 import uvicorn  # noqa: E402
 
-from inferwatch_collector.app import create_app  # noqa: E402
 from inferwatch_collector.auth import KeyStore  # noqa: E402
 from inferwatch_collector.cost.budgets import create_budget, validate_budget  # noqa: E402
 from inferwatch_collector.migrations import migrate, target_for  # noqa: E402
@@ -69,6 +68,7 @@ from inferwatch_collector.store import Store  # noqa: E402
 from inferwatch_dashboard import timerange  # noqa: E402
 from inferwatch_dashboard.api import ApiClient, ApiError  # noqa: E402
 from inferwatch_dashboard.timerange import Window  # noqa: E402
+from inferwatch_server.app import create_app  # noqa: E402
 from timing import fmt  # noqa: E402
 
 PROJECT = "bench"

@@ -3,17 +3,20 @@
 Nothing is opened at import: the lifespan opens the store (unless a test hands one in), applies pending
 migrations, and starts the group-commit writer; shutdown drains the writer before closing the store, so a
 request that was acknowledged is always in the database.
+
+The app serves the collector's own routers unless given others; whoever composes the platform adds its routers
+and lifespan hooks (background work that needs the open store) through :func:`create_app`'s arguments.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractContextManager, ExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import AsyncIterator
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -24,26 +27,21 @@ from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
 from .cost.ingest_pricer import pricer_for
 from .ratelimit import RateLimiter
-from .routes import (
-    alerts,
-    budgets,
-    costs,
-    dashboard,
-    experiments,
-    feedback,
-    health,
-    keys,
-    otlp,
-    planner,
-    privacy,
-    query,
-)
+from .routes import budgets, costs, dashboard, feedback, health, keys, otlp, planner, privacy, query
 from .settings import Settings, get_settings
 from .spool import open_spool
 from .store import Store
 from .writer import BatchWriter
 
 log = logging.getLogger(__name__)
+
+#: The collector's own routers, in the order they are mounted.
+ROUTERS: tuple[APIRouter, ...] = tuple(module.router for module in (
+    health, otlp, query, keys, feedback, planner, costs, budgets, privacy, dashboard))
+
+#: Entered once the app's state is set up (store open, writer running), exited before the writer drains and the
+#: store closes: background work on the store (a scheduler) runs inside it.
+LifespanHook = Callable[[FastAPI, Store, Settings], AbstractContextManager[object]]
 
 
 @dataclass
@@ -70,9 +68,10 @@ def build_writer(store: Store, settings: Settings) -> BatchWriter:
     )
 
 
-def create_app(settings: Settings | None = None, *, store: Store | None = None, run_migrations: bool = True
-               ) -> FastAPI:
-    """Build the collector app. With ``store`` given, the caller owns it (it is not closed on shutdown)."""
+def create_app(settings: Settings | None = None, *, store: Store | None = None, run_migrations: bool = True,
+               routers: Sequence[APIRouter] = ROUTERS, lifespan_hooks: Sequence[LifespanHook] = ()) -> FastAPI:
+    """Build the collector app serving ``routers``, with ``lifespan_hooks`` entered in order on startup (and
+    exited in reverse on shutdown). With ``store`` given, the caller owns it (it is not closed on shutdown)."""
     settings = settings or get_settings()
 
     @asynccontextmanager
@@ -102,19 +101,12 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             app.state.inflight_bytes = ByteBudget(settings.max_inflight_bytes)
             app.state.ingest_limiter = RateLimiter(settings.ingest_rate_limit_per_key,
                                                    settings.ingest_rate_burst or None)
-            app.state.scheduler = None
             try:
-                mode = settings.collector_scheduler
-                if mode == "on" or (mode == "auto" and settings.embedded):
-                    # Imported here, not at module level: inferwatch_alerts depends on the collector, never the
-                    # reverse (DESIGN §1); the collector imports without it, this process only composes the two.
-                    from inferwatch_alerts.scheduler import start_scheduler
-
-                    app.state.scheduler = start_scheduler(active)
-                yield
+                with ExitStack() as hooks:
+                    for hook in lifespan_hooks:
+                        hooks.enter_context(hook(app, active, settings))
+                    yield
             finally:
-                if app.state.scheduler is not None:
-                    app.state.scheduler.shutdown()  # before the store closes: a running job finishes first
                 pool.close()
                 writer.stop()
         finally:
@@ -128,9 +120,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         lifespan=lifespan,
         generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
     )
-    for module in (health, otlp, query, keys, feedback, planner, costs, budgets, alerts, privacy, dashboard,
-                   experiments):
-        app.include_router(module.router)
+    for router in routers:
+        app.include_router(router)
 
     @app.exception_handler(AuthError)
     async def _auth_error(_: Request, exc: AuthError) -> JSONResponse:

@@ -1,7 +1,7 @@
 """The dashboard-facing alerts API: current alerts, history, silences, rules; scopes and project isolation.
 
-The collector app is the real one (its own lifespan, keys for two projects); the alerts router is included the
-way the composition root includes it. Alerts come from real evaluations of planted regressions in both projects.
+The app is the platform's (the server's factory: collector app, alerts routers, its own lifespan), with keys for
+two projects. Alerts come from real evaluations of planted regressions in both projects.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from fastapi.testclient import TestClient
 from inferwatch_alerts.alert_state import DbBackend
 from inferwatch_alerts.evaluate import evaluate
 from inferwatch_alerts.rules import parse_rules
-from inferwatch_collector.app import create_app
-from inferwatch_collector.routes.alerts import router
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.app import create_app
 
 from ..collector.conftest import Keys, app_settings, keys  # noqa: F401  (fixtures)
 from tests.helpers.traffic import add_calls, lognormal
@@ -49,7 +48,6 @@ rules:
 @pytest.fixture
 def api(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:  # noqa: F811
     app = create_app(app_settings.model_copy(update={"collector_scheduler": "off"}), store=store)
-    app.include_router(router)
     with TestClient(app) as client:
         yield client
 

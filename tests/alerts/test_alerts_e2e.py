@@ -20,10 +20,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from inferwatch_alerts.scheduler import ALERT_RULES_JOB, Scheduler
-from inferwatch_collector.app import create_app
-from inferwatch_collector.routes.alerts import router
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.app import create_app
 
 from tests.helpers import payloads
 from ..collector.conftest import Keys, app_settings, keys  # noqa: F401  (fixtures)
@@ -124,7 +123,6 @@ def running(settings: Settings, store: Store, keys: Keys) -> Iterator[Platform]:
     """A collector (the real app, the alerts API included) and a scheduler (the platform's default jobs, built
     from INFERWATCH_ALERT_RULES_FILE and the secrets in the environment) on ``store``."""
     app = create_app(settings, store=store)
-    app.include_router(router)
     clock = Clock()
     with TestClient(app) as client:
         yield Platform(client, Scheduler(store, clock=clock), clock, keys)

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 from inferwatch_alerts.experiments import results
-from inferwatch_collector.app import create_app
 from inferwatch_collector.auth import KeyStore
-from inferwatch_collector.routes.experiments import router
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.app import create_app
 from inferwatch_server.cli import experiments as experiments_cli
 
 from tests.helpers.factories import llm_call
@@ -35,7 +34,6 @@ def keys(store: Store) -> dict[str, str]:
 @pytest.fixture
 def client(settings: Settings, store: Store, keys: dict[str, str]) -> Iterator[TestClient]:
     app = create_app(settings.model_copy(update={"flush_interval_s": 0.02, "ingest_workers": 0}), store=store)
-    app.include_router(router)
     with TestClient(app) as test_client:
         yield test_client
 
@@ -109,16 +107,6 @@ def test_scopes_projects_and_validation(client: TestClient, keys: dict[str, str]
     one_variant = client.post("/api/v1/experiments", json=BODY | {"name": "y", "variants": [BODY["variants"][0]]},
                               headers=auth(keys["admin"]))
     assert one_variant.status_code == 422
-
-
-def test_the_collector_does_not_import_the_alerts_package() -> None:
-    import subprocess
-    import sys
-
-    code = ("import sys, inferwatch_collector.routes.experiments; "
-            "print(any(m.startswith('inferwatch_alerts') for m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"
 
 
 def test_cli_create_list_report(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:

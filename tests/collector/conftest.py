@@ -1,4 +1,4 @@
-"""Collector fixtures: the real app on the test's own embedded database, with keys for two projects."""
+"""Collector fixtures: the platform's app on the test's own embedded database, with keys for two projects."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import pytest
 from fastapi.testclient import TestClient
 
-from inferwatch_collector.app import create_app
 from inferwatch_collector.auth import KeyStore
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.app import create_app
 
 
 @dataclass
@@ -49,7 +49,8 @@ def keys(store: Store) -> Keys:
 
 @pytest.fixture
 def client(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:
-    """The collector app (lifespan run: writer started, migrations checked) on the test's store."""
+    """The platform's app (the server's factory: every router; lifespan run: writer started, migrations
+    checked) on the test's store."""
     app = create_app(app_settings, store=store)
     with TestClient(app) as test_client:
         yield test_client

@@ -1,5 +1,5 @@
-"""Budgets: the pure maths, spend and forecast from the rollups, the API (status contract the SDK reads), the CLI,
-the job-runs endpoint and the embedded scheduler's start and stop in the collector's lifespan."""
+"""Budgets: the pure maths, spend and forecast from the rollups, the API (status contract the SDK reads), the CLI
+and the job-runs endpoint."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from decimal import Decimal
 import pytest
 from fastapi.testclient import TestClient
 from inferwatch_collector.cost import budgets as b
-from inferwatch_collector.app import create_app
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
@@ -306,18 +305,6 @@ def test_job_runs_endpoint(client: TestClient, keys: Keys, store: Store) -> None
     by_job = client.get("/api/v1/jobs/runs", params={"job": "budgets"}, headers=Keys.header(keys.read)).json()
     assert [run["run_id"] for run in by_job["runs"]] == [ok.run_id]
     assert client.get("/api/v1/jobs/runs", headers=Keys.header(keys.ingest)).status_code == 403
-
-
-def test_embedded_scheduler_runs_in_the_collector_lifespan(app_settings: Settings, store: Store) -> None:
-    app = create_app(app_settings.model_copy(update={"collector_scheduler": "auto"}), store=store)
-    with TestClient(app):
-        scheduler = app.state.scheduler
-        assert scheduler is not None and scheduler.running
-        assert set(scheduler.jobs) == {"budgets", "cost_report", "alert_rules", "retention", "experiments"}
-    assert not scheduler.running  # stopped before the store is released
-    app = create_app(app_settings, store=store)  # collector_scheduler = off
-    with TestClient(app):
-        assert app.state.scheduler is None
 
 
 # ------------------------------------------------------------------------------------------------------- CLI

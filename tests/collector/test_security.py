@@ -1,8 +1,9 @@
 """Security review (issue 8 item 5), checked against the app as it is wired now.
 
-The route list is built at test time from ``create_app()``'s routes and OpenAPI spec, so a route added later is
-covered without editing this file; a route whose required scope cannot be read from its dependencies fails the
-walk until it is added to :data:`SCOPE_OVERRIDES` (or :data:`PUBLIC`, for unauthenticated endpoints).
+The route list is built at test time from the routes and OpenAPI spec of the server's ``create_app()`` (every
+package's routers), so a route added later is covered without editing this file; a route whose required scope
+cannot be read from its dependencies fails the walk until it is added to :data:`SCOPE_OVERRIDES` (or
+:data:`PUBLIC`, for unauthenticated endpoints).
 
 * every route: no key → 401; a key of every single scope → 403 unless the scope is one the route accepts;
 * a key of another project (p2, all scopes) aimed at p1's objects → never p1's data, never a change to it;
@@ -26,12 +27,12 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
-from inferwatch_collector.app import create_app
 from inferwatch_collector.auth import KeyStore
 from inferwatch_collector.routes.feedback import COLUMNS as FEEDBACK_COLUMNS
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, PromptLogRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.app import create_app
 
 from tests.helpers.factories import llm_call
 
@@ -244,16 +245,6 @@ class World:
     p1_key_id: str
 
 
-def _with_privacy(app: FastAPI) -> FastAPI:
-    """The forget router is not wired into app.py yet (the lead does that); cover it anyway."""
-    from inferwatch_collector.routes import privacy
-
-    if not any(r.path == "/api/v1/forget" for r in app_routes(app)):
-        app.include_router(privacy.router)
-        app.openapi_schema = None
-    return app
-
-
 def make_world(settings: Settings, store: Store) -> Iterator[World]:
     ks = KeyStore(store, cache_seconds=0)
     keys = {scope: ks.create_key("p1", [scope], name=f"only-{scope}") for scope in SCOPES}
@@ -265,7 +256,7 @@ def make_world(settings: Settings, store: Store) -> Iterator[World]:
     budgets.create_budget(store, "p1", budgets.validate_budget(
         budget_id=P1_BUDGET, scope_type="project", scope_value="", period="day", kind="soft", limit_usd=10.0,
         thresholds=None))
-    app = _with_privacy(create_app(settings, store=store))
+    app = create_app(settings, store=store)
     with TestClient(app) as client:
         yield World(client, app, store, keys, p1_key_id)
 

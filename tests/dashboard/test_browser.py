@@ -26,7 +26,7 @@ import httpx
 import pytest
 
 from inferwatch_dashboard import launch
-from tests.dashboard.conftest import Collector, free_port
+from tests.helpers.live_collector import Collector, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -46,15 +46,6 @@ PAGES = {
     "Traces": "Matching calls",
     "Capacity": "Tensor parallel",
 }
-# Until app.py mounts routes/dashboard.py, `up` is run with it added (a no-op once it is mounted).
-UP_RUNNER = """
-import sys
-from inferwatch_server import app, cli
-from tests.dashboard.conftest import with_dashboard_api
-create = app.create_app
-app.create_app = lambda *args, **kwargs: with_dashboard_api(create(*args, **kwargs))
-sys.exit(cli.main(sys.argv[1:]))
-"""
 
 
 def _browser_or_skip() -> Any:
@@ -146,7 +137,7 @@ def test_up_starts_the_dashboard_and_stops_it(tmp_path: Path, browser: Any) -> N
            "INFERWATCH_COLLECTOR_SCHEDULER": "off", "INFERWATCH_FLUSH_INTERVAL_S": "0.2"}
     log_path = tmp_path / "up.log"
     with log_path.open("w") as log:
-        proc = subprocess.Popen([sys.executable, "-c", UP_RUNNER, "up"], cwd=ROOT, env=env, stdout=log,
+        proc = subprocess.Popen([sys.executable, "-m", "inferwatch_server", "up"], cwd=ROOT, env=env, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{ui_port}"
     try:

@@ -13,7 +13,7 @@ from inferwatch_collector.queries import TimeRange
 from inferwatch_collector.routes.dashboard import choose_source, plan_totals
 from inferwatch_dashboard import timerange
 from tests.helpers import seed
-from tests.dashboard.conftest import Collector
+from tests.helpers.live_collector import Collector
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 

@@ -4,8 +4,8 @@ A budget caps what one project spends per UTC day or calendar month, on the whol
 or on one hashed user (the SDK's HMAC ``user_hash``). ``soft`` budgets only alert; ``hard`` ones also make the
 SDK's guard block or downgrade calls once ``exceeded``. Alerts go out when spend crosses each of the budget's
 ``thresholds`` (fractions of the limit, default 50/80/100%) and when the forecast says the limit will be passed
-before the period ends; the evaluation job that records them lives in ``inferwatch_alerts.budget_alerts`` and
-uses :func:`due_alerts` from here.
+before the period ends; the scheduler's budget job (in the alerting package) records them and uses
+:func:`due_alerts` from here.
 
 The module has three layers, so the maths is tested without a database:
 

@@ -7,8 +7,8 @@
   make every guard fail open. What it shows is the key's own project's budgets only.
 * ``GET /api/v1/jobs/runs``: ``read`` scope. Job runs are platform-wide (one budget evaluation serves every
   project), so every project's readers see the same list; the budget job's errors name no project (it keeps
-  per-budget causes in the scheduler log). The table is written by ``inferwatch_alerts.job_runs``; it is read
-  here with its own query because the collector never imports the alerts package (DESIGN §1).
+  per-budget causes in the scheduler log). The table is written by the scheduler (the alerting package); it is
+  read here with this module's own query, since the collector depends on no package above it.
 """
 
 from __future__ import annotations

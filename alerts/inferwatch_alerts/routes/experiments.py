@@ -1,4 +1,4 @@
-"""A/B experiments API for the dashboard and scripts (issue 6).
+"""A/B experiments API for the dashboard and scripts.
 
 * ``GET /api/v1/experiments`` (``read``): the project's experiments, each with its latest verdict.
 * ``GET /api/v1/experiments/{name}`` (``read``): definition, latest verdict, and every result row of the latest
@@ -11,23 +11,21 @@
   for the hourly job.
 
 The tables (``experiments``, ``ab_results``, ``ab_verdicts``) are read here with this module's own queries. The
-two writes validate and analyse with ``inferwatch_alerts.experiments``, imported inside the handlers: the
-collector does not depend on the alerts package at import (DESIGN section 1), and a build without it answers 501.
+two writes validate and analyse with :mod:`..experiments.registry` and :mod:`..experiments.results`.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from datetime import UTC, datetime
-from types import ModuleType
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, Query
+from inferwatch_collector.deps import AdminPrincipal, ReadPrincipal, StoreDep
+from inferwatch_collector.store import Store
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..deps import AdminPrincipal, ReadPrincipal, StoreDep
-from ..store import Store
+from ..experiments import registry, results
 
 router = APIRouter(prefix="/api/v1", tags=["experiments"])
 
@@ -72,23 +70,10 @@ class ExperimentIn(BaseModel):
     description: str = Field("", max_length=2000)
 
 
-def _alerts(module: str) -> ModuleType:
-    """``inferwatch_alerts.experiments.<module>``, imported when first needed (501 if not installed)."""
-    name = f"inferwatch_alerts.experiments.{module}"
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and name.startswith(exc.name):
-            raise HTTPException(501, "experiment analysis is not part of this installation "
-                                     "(package inferwatch_alerts is missing)") from None
-        raise
-
-
 @router.post("/experiments", status_code=201, summary="Register an experiment (admin)")
 def create_experiment(body: ExperimentIn, principal: AdminPrincipal, store: StoreDep,
                       replace: Annotated[bool, Query(description="Replace one registered by hand")] = False
                       ) -> dict[str, Any]:
-    registry = _alerts("registry")
     try:
         exp = registry.validate_experiment(
             project_id=principal.project_id, name=body.name, variants=[(v.name, v.weight) for v in body.variants],
@@ -114,10 +99,10 @@ def list_experiments(principal: ReadPrincipal, store: StoreDep) -> dict[str, Any
 def get_experiment(name: Name, principal: ReadPrincipal, store: StoreDep) -> dict[str, Any]:
     definition = _definition_or_404(store, principal.project_id, name)
     latest = _latest_verdicts(store, principal.project_id, name).get(name)
-    results: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     if latest is not None:
-        results = _results(store, principal.project_id, name, latest["window_start"], latest["window_end"])
-    return {"experiment": definition, "latest": latest, "results": results}
+        rows = _results(store, principal.project_id, name, latest["window_start"], latest["window_end"])
+    return {"experiment": definition, "latest": latest, "results": rows}
 
 
 @router.get("/experiments/{name}/history", summary="Verdict per daily window, and one metric's rows per window")
@@ -143,7 +128,6 @@ def experiment_history(name: Name, principal: ReadPrincipal, store: StoreDep,
 
 @router.post("/experiments/{name}/analyze", summary="Analyse the experiment now and store the results (admin)")
 def analyze_experiment(name: Name, principal: AdminPrincipal, store: StoreDep) -> dict[str, Any]:
-    results = _alerts("results")
     report = results.report_for(store, principal.project_id, name, datetime.now(UTC))
     if report is None:
         raise HTTPException(404, f"no experiment {name!r} in this project")

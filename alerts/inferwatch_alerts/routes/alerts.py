@@ -10,9 +10,8 @@
   by name (never their secrets).
 
 Every query is filtered by the key's project and parameterised. Job runs (the evaluations themselves) are at
-``GET /api/v1/jobs/runs``. This module reads ``alert_state`` and ``alert_events`` itself, and imports
-``inferwatch_alerts`` only inside the handlers that need its logic (silence validation, the rules loader):
-the collector never imports the alerts package at module level (DESIGN §1).
+``GET /api/v1/jobs/runs`` (a collector route). Reads of ``alert_state`` and ``alert_events`` are this module's
+own queries; silences and rules go through :mod:`..silences` and :mod:`..rules`.
 """
 
 from __future__ import annotations
@@ -23,9 +22,11 @@ from pathlib import PurePath
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Path, Query
+from inferwatch_collector.deps import AdminPrincipal, ReadPrincipal, SettingsDep, StoreDep
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..deps import AdminPrincipal, ReadPrincipal, SettingsDep, StoreDep
+from .. import rules, silences
+from ..rules import parse_duration
 
 router = APIRouter(prefix="/api/v1", tags=["alerts"])
 
@@ -146,19 +147,10 @@ class SilenceIn(BaseModel):
     comment: str = Field("", max_length=1000)
 
 
-def _silences_module() -> Any:
-    try:
-        from inferwatch_alerts import silences
-    except ImportError as exc:  # the server distribution ships it; a collector-only build may not
-        raise HTTPException(503, "alerting is not installed in this collector") from exc
-    return silences
-
-
 @router.get("/alerts/silences", summary="The project's silences (active ones unless include_expired)")
 def list_silences(principal: ReadPrincipal, store: StoreDep,
                   include_expired: Annotated[bool, Query(description="Also ended silences")] = False
                   ) -> dict[str, Any]:
-    silences = _silences_module()
     now = datetime.now(UTC)
     found = silences.list_silences(store, principal.project_id, include_expired=include_expired)
     return {"silences": [s.to_json(now) for s in found]}
@@ -166,9 +158,6 @@ def list_silences(principal: ReadPrincipal, store: StoreDep,
 
 @router.post("/alerts/silences", status_code=201, summary="Silence a rule (or every rule) for some series (admin)")
 def create_silence(body: SilenceIn, principal: AdminPrincipal, store: StoreDep) -> dict[str, Any]:
-    silences = _silences_module()
-    from inferwatch_alerts.rules import parse_duration
-
     now = datetime.now(UTC)
     if (body.ends_at is None) == (body.duration is None):
         raise HTTPException(422, "give exactly one of ends_at and duration")
@@ -192,7 +181,6 @@ def create_silence(body: SilenceIn, principal: AdminPrincipal, store: StoreDep) 
 
 @router.delete("/alerts/silences/{silence_id}", summary="Expire a silence now (admin)")
 def expire_silence(silence_id: SilenceId, principal: AdminPrincipal, store: StoreDep) -> dict[str, Any]:
-    silences = _silences_module()
     silence = silences.expire_silence(store, principal.project_id, silence_id)
     if silence is None:
         raise HTTPException(404, f"no silence {silence_id!r} in this project")
@@ -204,10 +192,6 @@ def expire_silence(silence_id: SilenceId, principal: AdminPrincipal, store: Stor
 
 @router.get("/alerts/rules", summary="The alert rules in force for this project")
 def alert_rules(principal: ReadPrincipal, settings: SettingsDep) -> dict[str, Any]:
-    try:
-        from inferwatch_alerts import rules
-    except ImportError as exc:
-        raise HTTPException(503, "alerting is not installed in this collector") from exc
     try:
         ruleset = rules.load_configured(settings)
     except rules.RulesError as exc:
