@@ -1,4 +1,5 @@
-"""Shared fixtures: settings on a temporary embedded database, and a migrated store on it.
+"""Shared fixtures: settings on a temporary embedded database, a migrated store on it, and the platform's app on
+that store with keys for two projects.
 
 chDB allows one data directory per process at a time, so every test that opens a store must close it (the
 ``store`` fixture does) before the next one opens another directory.
@@ -10,10 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from inferwatch_collector.auth import KeyStore
 from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
+from inferwatch_server.app import create_app
+from tests.helpers.keys import Keys
 
 pytest_plugins = ["tests.helpers.mock_llm_fixtures"]  # the mock LLM server and real provider clients on it
 
@@ -34,6 +39,33 @@ def store(settings: Settings) -> Iterator[Store]:
         yield opened
     finally:
         opened.close()
+
+
+@pytest.fixture
+def app_settings(settings: Settings) -> Settings:
+    """Fast flushes so tests do not wait a second per request; ingest in-process (one test covers workers)."""
+    return settings.model_copy(update={"flush_interval_s": 0.02, "ingest_workers": 0})
+
+
+@pytest.fixture
+def keys(store: Store) -> Keys:
+    ks = KeyStore(store, cache_seconds=0)
+    return Keys(
+        ingest=ks.create_key("p1", ["ingest"]),
+        read=ks.create_key("p1", ["read"]),
+        prompts=ks.create_key("p1", ["read", "prompts:read"]),
+        admin=ks.create_key("p1", ["admin"]),
+        other_project=ks.create_key("p2", ["ingest", "read", "admin"]),
+    )
+
+
+@pytest.fixture
+def client(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:
+    """The platform's app (the server's factory: every package's routers; lifespan run: writer started,
+    migrations checked) on the test's store."""
+    app = create_app(app_settings, store=store)
+    with TestClient(app) as test_client:
+        yield test_client
 
 
 @pytest.fixture(scope="session", autouse=True)

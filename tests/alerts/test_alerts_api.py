@@ -19,7 +19,7 @@ from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from inferwatch_server.app import create_app
 
-from ..collector.conftest import Keys, app_settings, keys  # noqa: F401  (fixtures)
+from tests.helpers.keys import Keys
 from tests.helpers.traffic import add_calls, lognormal
 
 MIN = timedelta(minutes=1)
@@ -46,7 +46,7 @@ rules:
 
 
 @pytest.fixture
-def api(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:  # noqa: F811
+def api(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:
     app = create_app(app_settings.model_copy(update={"collector_scheduler": "off"}), store=store)
     with TestClient(app) as client:
         yield client
@@ -71,7 +71,7 @@ def get(api: TestClient, path: str, key: str, **params: object) -> dict:
     return response.json()
 
 
-def test_current_alerts_are_the_projects_own(api: TestClient, keys: Keys, incidents: None) -> None:  # noqa: F811
+def test_current_alerts_are_the_projects_own(api: TestClient, keys: Keys, incidents: None) -> None:
     [alert] = get(api, "/api/v1/alerts", keys.read)["alerts"]
     assert {k: alert[k] for k in ("rule_id", "kind", "series_key", "state", "severity", "threshold", "labels",
                                   "notified")} == {
@@ -87,7 +87,7 @@ def test_current_alerts_are_the_projects_own(api: TestClient, keys: Keys, incide
     assert get(api, "/api/v1/alerts", keys.read, rule_id="errors")["alerts"] == []
 
 
-def test_history_filters_and_isolation(api: TestClient, keys: Keys, incidents: None) -> None:  # noqa: F811
+def test_history_filters_and_isolation(api: TestClient, keys: Keys, incidents: None) -> None:
     events = get(api, "/api/v1/alerts/history", keys.read)["events"]
     assert [(e["series_key"], e["state"]) for e in events] == [("model=a", "firing"), ("model=a", "pending")]
     firing = events[0]
@@ -103,7 +103,7 @@ def test_history_filters_and_isolation(api: TestClient, keys: Keys, incidents: N
     assert bad.status_code == 400
 
 
-def test_silences_need_admin_and_stay_in_their_project(api: TestClient, keys: Keys) -> None:  # noqa: F811
+def test_silences_need_admin_and_stay_in_their_project(api: TestClient, keys: Keys) -> None:
     body = {"rule_id": "ttft", "matchers": {"model": "a"}, "duration": "2h", "comment": "deploying"}
     assert api.post("/api/v1/alerts/silences", json=body, headers=Keys.header(keys.read)).status_code == 403
     created = api.post("/api/v1/alerts/silences", json=body, headers=Keys.header(keys.admin))
@@ -134,12 +134,12 @@ def test_silences_need_admin_and_stay_in_their_project(api: TestClient, keys: Ke
     ({"duration": "1h", "matchers": {"Model Name": "a"}}, "must be a label name"),
     ({"duration": "1h", "colour": "red"}, "colour"),
 ])
-def test_bad_silences_are_refused(api: TestClient, keys: Keys, body: dict, message: str) -> None:  # noqa: F811
+def test_bad_silences_are_refused(api: TestClient, keys: Keys, body: dict, message: str) -> None:
     response = api.post("/api/v1/alerts/silences", json=body, headers=Keys.header(keys.admin))
     assert response.status_code == 422 and message in response.json()["error"]
 
 
-def test_rules_in_force_for_the_project(api: TestClient, keys: Keys, tmp_path: Path,  # noqa: F811
+def test_rules_in_force_for_the_project(api: TestClient, keys: Keys, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     defaults = get(api, "/api/v1/alerts/rules", keys.read)
     assert defaults["source"] == "<packaged default_rules.yaml>"

@@ -25,7 +25,7 @@ from inferwatch_collector.store import Store
 from inferwatch_server.app import create_app
 
 from tests.helpers import payloads
-from ..collector.conftest import Keys, app_settings, keys  # noqa: F401  (fixtures)
+from tests.helpers.keys import Keys
 from tests.helpers.notif_receiver import Receiver, Reply, self_signed_cert
 
 MIN = timedelta(minutes=1)
@@ -119,7 +119,7 @@ def receivers(tmp_path: Path) -> Iterator[tuple[Receiver, Receiver, Path]]:
 
 
 @contextmanager
-def running(settings: Settings, store: Store, keys: Keys) -> Iterator[Platform]:  # noqa: F811
+def running(settings: Settings, store: Store, keys: Keys) -> Iterator[Platform]:
     """A collector (the real app, the alerts API included) and a scheduler (the platform's default jobs, built
     from INFERWATCH_ALERT_RULES_FILE and the secrets in the environment) on ``store``."""
     app = create_app(settings, store=store)
@@ -129,7 +129,7 @@ def running(settings: Settings, store: Store, keys: Keys) -> Iterator[Platform]:
 
 
 def test_ttft_regression_pages_once_survives_a_restart_and_resolves_once(
-        app_settings: Settings, settings: Settings, store: Store, keys: Keys,  # noqa: F811
+        app_settings: Settings, settings: Settings, store: Store, keys: Keys,
         receivers: tuple[Receiver, Receiver, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pagerduty, slack, ca = receivers
     rules = tmp_path / "rules.yaml"

@@ -15,7 +15,7 @@ from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from inferwatch_server.cli import main
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 
 USER = "ab" * 32

@@ -13,7 +13,7 @@ from inferwatch_collector.app import create_app
 from inferwatch_collector.cost.price_table import PriceFileError, bundled_table
 
 from tests.helpers import payloads
-from .conftest import Keys
+from tests.helpers.keys import Keys
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 COLUMNS = ("model", "cost_usd", "cost_input_usd", "cost_cache_read_usd", "cost_cache_write_usd", "cost_output_usd",

@@ -22,8 +22,8 @@ from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from inferwatch_server.cli import main
 
-from .conftest import Keys
 from tests.helpers.cost_data import at, insert, priced, random_calls
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 
 DB = "inferwatch"

@@ -10,7 +10,7 @@ import pytest
 
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 
 TRACE = "0af7651916cd43dd8448eb211c80319c"

@@ -14,7 +14,7 @@ from inferwatch_collector.routes.feedback import COLUMNS as FEEDBACK_COLUMNS
 from inferwatch_collector.routes.privacy import router as privacy_router
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, PromptLogRow
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 
 ALICE = "a1" * 32

@@ -34,7 +34,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 
 from inferwatch_collector.store import Store
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.payloads import T0, make_request, otel_genai_span, sdk_span, to_otlp_json, traceloop_openai_span
 from .test_security import PUBLIC, app_routes, build_url, header, path_params
 

@@ -14,7 +14,7 @@ from inferwatch_collector.app import create_app
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 
 from tests.helpers import payloads
-from .conftest import Keys
+from tests.helpers.keys import Keys
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}

@@ -11,7 +11,7 @@ from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 from inferwatch_collector.store import Store
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 from .test_planner import run_cli
 

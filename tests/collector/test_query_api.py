@@ -9,7 +9,7 @@ import pytest
 
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 
 HOUR_US = 3_600_000_000

@@ -30,7 +30,7 @@ from inferwatch_collector.redaction import (
 )
 
 from tests.helpers import payloads as P
-from .conftest import Keys
+from tests.helpers.keys import Keys
 
 # Only the shared redactor finds these (the collector's former regex redactor left every one of them alone).
 SHARED_ONLY = {

@@ -17,7 +17,7 @@ from inferwatch_collector.store import Store
 from inferwatch_collector.cost.whatif import WhatIfError, parse_request, run_whatif, split_traffic
 from inferwatch_server.cli import main
 
-from .conftest import Keys
+from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
 from tests.helpers.cost_data import TABLE, at, insert, priced, random_calls
 

@@ -1,21 +1,32 @@
 """The collector's dashboard API (``routes/dashboard.py``) against the seeded store: every table the planner may
-choose gives the same answer as the raw calls, filters and scoping hold, prompts need their scope."""
+choose gives the same answer as the raw calls, filters and scoping hold, prompts need their scope.
+
+The collector's own app (no alerting routes) serves the dashboard's seeded traffic on 127.0.0.1, once for the
+module (the database stays open meanwhile, so these tests open no other store)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 
+from inferwatch_collector.app import create_app
 from inferwatch_collector.queries import TimeRange
 from inferwatch_collector.routes.dashboard import choose_source, plan_totals
 from inferwatch_dashboard import timerange
 from tests.helpers import seed
-from tests.helpers.live_collector import Collector
+from tests.helpers.live_collector import Collector, seeded_collector
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def collector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Collector]:
+    with seeded_collector(tmp_path_factory.mktemp("dashboard-api") / "data", create_app) as running:
+        yield running
 
 
 def get(collector: Collector, path: str, key: str | None = None, expect: int = 200, **params: Any) -> Any:
