@@ -20,7 +20,6 @@ database) is older than that, so a daily report missed while the scheduler was d
 
 from __future__ import annotations
 
-import importlib
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
+from inferwatch_collector.cost import reports as cost_reports
 from inferwatch_collector.store import Store
 
 from .budget_notify import BudgetsJob
@@ -53,10 +53,6 @@ LEASE_JOB: Final = "scheduler-lease"  # renews inferwatch_alerts.lease; not a re
 DEFAULT_START_DELAY_S: Final = 60.0
 
 
-class JobUnavailable(RuntimeError):
-    """A job's code is not part of this installation; recorded as the run's failure."""
-
-
 @dataclass(frozen=True)
 class JobSpec:
     """A periodic job: what to call, when, and how failures and downtime are handled."""
@@ -70,22 +66,9 @@ class JobSpec:
 
 
 def cost_report_job(store: Store, now: datetime) -> Any:
-    """Daily cost reports (daily and month-to-date), computed by ``inferwatch_collector.cost.reports``.
-
-    Imported at run time, so a build without that module records a clearly worded failure of this job instead
-    of a scheduler that cannot start.
-    """
-    name = "inferwatch_collector.cost.reports"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name != name:
-            raise
-        raise JobUnavailable(f"cost reports are not available: module {name} is not installed") from None
-    run = getattr(module, "run_cost_report_job", None)
-    if run is None:
-        raise JobUnavailable(f"cost reports are not available: {name} has no run_cost_report_job(store, now)")
-    return _report_outcome(run(store, now))
+    """Daily cost reports (daily and month-to-date), computed by
+    :func:`inferwatch_collector.cost.reports.run_cost_report_job`."""
+    return _report_outcome(cost_reports.run_cost_report_job(store, now))
 
 
 def _report_outcome(result: Any) -> Any:
