@@ -10,6 +10,7 @@ COPY sdk/ sdk/
 COPY collector/ collector/
 COPY alerts/ alerts/
 COPY dashboard/ dashboard/
+COPY server/ server/
 COPY migrations/ migrations/
 RUN python -m venv /opt/inferwatch \
     && /opt/inferwatch/bin/pip install --no-cache-dir --upgrade pip \

