@@ -1,4 +1,7 @@
-"""``inferwatch-server keys create|list|revoke``: projects' API keys (a new key is printed once, never stored)."""
+"""``inferwatch-server keys create|list|revoke``: projects' API keys.
+
+A new key is printed once: only its hash is stored, so it cannot be shown again.
+"""
 
 from __future__ import annotations
 
