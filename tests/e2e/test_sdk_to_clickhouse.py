@@ -157,7 +157,7 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.2):
 
 def create_key(data_dir: Path, env: dict[str, str]) -> str:
     out = subprocess.run(
-        [sys.executable, "-m", "inferwatch_collector", "--data-dir", str(data_dir), "keys", "create",
+        [sys.executable, "-m", "inferwatch_server", "--data-dir", str(data_dir), "keys", "create",
          "--project", PROJECT, "--scope", "ingest", "--scope", "read", "--scope", "prompts:read"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
     )
@@ -214,7 +214,7 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
     log_path = tmp_path / "collector.log"
     log = log_path.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "inferwatch_collector", "--data-dir", str(data_dir), "collector",
+        [sys.executable, "-m", "inferwatch_server", "--data-dir", str(data_dir), "collector",
          "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
