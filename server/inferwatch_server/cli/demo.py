@@ -35,5 +35,5 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.duration:
         cmd += ["--duration", str(args.duration)]
     if args.with_content:
-        cmd += ["--with-content"]
+        cmd += ["--content"]
     return subprocess.call(cmd, cwd=root)
