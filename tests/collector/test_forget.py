@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
-from fastapi.testclient import TestClient
 
-from inferwatch_collector.app import create_app
 from inferwatch_collector.forget import ForgetError, forget
 from inferwatch_collector.routes.feedback import COLUMNS as FEEDBACK_COLUMNS
-from inferwatch_collector.routes.privacy import router as privacy_router
 from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, PromptLogRow
 
 from tests.helpers.keys import Keys
@@ -114,32 +110,23 @@ def test_forget_refuses_anything_but_a_hex_hash(store) -> None:
     assert len(_prompts(store, "p1")) == 5
 
 
-@pytest.fixture
-def privacy_client(app_settings, store, keys: Keys) -> Iterator[TestClient]:
-    app = create_app(app_settings, store=store)
-    if not any(getattr(r, "path", None) == "/api/v1/forget" for r in app.routes):
-        app.include_router(privacy_router)
-    with TestClient(app) as client:
-        yield client
-
-
-def test_forget_api_needs_admin_and_acts_on_the_keys_project_only(store, keys: Keys, privacy_client) -> None:
+def test_forget_api_needs_admin_and_acts_on_the_keys_project_only(store, keys: Keys, client) -> None:
     _seed(store)
     body = {"user_hash": ALICE}
-    assert privacy_client.post("/api/v1/forget", json=body).status_code == 401
+    assert client.post("/api/v1/forget", json=body).status_code == 401
     for key in (keys.ingest, keys.read, keys.prompts):
-        response = privacy_client.post("/api/v1/forget", json=body, headers=Keys.header(key))
+        response = client.post("/api/v1/forget", json=body, headers=Keys.header(key))
         assert response.status_code == 403, response.text
     assert len(_prompts(store, "p1")) == 5
-    response = privacy_client.post("/api/v1/forget", json={"user_hash": "not a hash"},
+    response = client.post("/api/v1/forget", json={"user_hash": "not a hash"},
                                    headers=Keys.header(keys.admin))
     assert response.status_code == 422 and "user_hash" in response.json()["error"]
     # p2's admin key forgets alice in p2 only
-    response = privacy_client.post("/api/v1/forget", json=body, headers=Keys.header(keys.other_project))
+    response = client.post("/api/v1/forget", json=body, headers=Keys.header(keys.other_project))
     assert response.status_code == 200, response.text
     assert response.json()["project_id"] == "p2" and response.json()["prompt_logs_deleted"] == 1
     assert len(_prompts(store, "p1")) == 5
-    response = privacy_client.post("/api/v1/forget", json=body, headers=Keys.header(keys.admin))
+    response = client.post("/api/v1/forget", json=body, headers=Keys.header(keys.admin))
     assert response.status_code == 200, response.text
     assert response.json() == {"project_id": "p1", "user_hash": ALICE, "calls_found": 2, "traces": 2,
                                "prompt_logs_deleted": 3, "feedback_blanked": 2}

@@ -36,7 +36,7 @@ from inferwatch_collector.store import Store
 
 from tests.helpers.keys import Keys
 from tests.helpers.payloads import T0, make_request, otel_genai_span, sdk_span, to_otlp_json, traceloop_openai_span
-from .test_security import PUBLIC, app_routes, build_url, header, path_params
+from tests.helpers.routes import PUBLIC, app_routes, build_url, header, path_params
 
 
 def fuzz(examples: int):

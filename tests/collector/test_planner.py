@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 
@@ -28,7 +27,8 @@ from inferwatch_collector.planner import (
     resolve_model,
     traffic,
 )
-from inferwatch_server.cli import plan as plan_cli
+
+from tests.helpers.cli import run_cli
 
 LLAMA_70B = PRESETS["llama-3-70b"]
 
@@ -247,14 +247,6 @@ def test_missing_values_without_traffic_name_the_field():
 
 
 # --- CLI without a database ------------------------------------------------------------------------------------
-def run_cli(*argv: str) -> int:
-    parser = argparse.ArgumentParser(prog="inferwatch-server")
-    parser.add_argument("--data-dir")
-    plan_cli.register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    return args.func(args)
-
-
 BRIEF_ARGS = ("plan", "--model", "llama-3-70b", "--gpu-mem-gib", "80", "--gpu-hour-usd", "3.5", "--replica-tps",
               "2500", "--qps", "50", "--tokens", "400", "--context", "4096", "--precision", "fp16",
               "--api-usd-per-1m", "3")

@@ -13,7 +13,7 @@ from inferwatch_collector.store import Store
 
 from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
-from .test_planner import run_cli
+from tests.helpers.cli import run_cli
 
 MINUTE_US = 60_000_000
 GPU = {"model": "llama-3-8b", "gpu_mem_gib": 80, "gpu_hour_usd": 2.0, "replica_tps": 1000}

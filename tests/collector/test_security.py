@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 import pytest
 from fastapi import FastAPI
@@ -35,10 +33,8 @@ from inferwatch_collector.store import Store
 from inferwatch_server.app import create_app
 
 from tests.helpers.factories import llm_call
+from tests.helpers.routes import PUBLIC, Route, app_routes, build_url, header, path_params
 
-# --- the route walk ----------------------------------------------------------------------------------------------
-PUBLIC = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics"), ("GET", "/openapi.json"),
-          ("GET", "/docs"), ("GET", "/docs/oauth2-redirect"), ("GET", "/redoc")}
 # Routes that check their key by hand (OTLP answers errors in its own encoding) or accept several scopes.
 SCOPE_OVERRIDES: dict[tuple[str, str], set[str]] = {
     ("POST", "/v1/traces"): {"ingest"},
@@ -62,41 +58,6 @@ P2_PROMPT = "p2-private-prompt"
 P1_BUDGET = "b_p1private"
 
 
-@dataclass
-class Route:
-    method: str
-    path: str
-    dependant: Any | None
-    operation: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.method, self.path
-
-
-def _route_objects(app: FastAPI) -> Iterator[Any]:
-    for route in app.routes:
-        contexts = getattr(route, "effective_route_contexts", None)  # FastAPI's lazily included routers
-        if contexts is not None:
-            yield from contexts()
-        else:
-            yield route
-
-
-def app_routes(app: FastAPI) -> list[Route]:
-    """Every (method, path) the app serves, with its dependencies and OpenAPI operation (when in the spec)."""
-    spec = app.openapi()["paths"]
-    routes = []
-    for obj in _route_objects(app):
-        path = getattr(obj, "path", None)
-        for method in sorted(getattr(obj, "methods", None) or ()):
-            if method == "HEAD" or path is None:
-                continue
-            operation = spec.get(path, {}).get(method.lower(), {})
-            routes.append(Route(method, path, getattr(obj, "dependant", None), operation))
-    return routes
-
-
 def required_scopes(route: Route) -> set[str] | None:
     """Scopes that let a key call ``route`` (admin always does); None when they cannot be told."""
     if route.key in SCOPE_OVERRIDES:
@@ -115,30 +76,6 @@ def required_scopes(route: Route) -> set[str] | None:
     return found | {"admin"}
 
 
-def _schema_value(schema: dict[str, Any], name: str) -> Any:
-    """A plausible value for a parameter from its JSON schema."""
-    if "anyOf" in schema:
-        schema = next((s for s in schema["anyOf"] if s.get("type") != "null"), {})
-    if "default" in schema and schema["default"] is not None:
-        return schema["default"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "integer":
-        return schema.get("minimum", 1)
-    if kind == "number":
-        return max(1.0, float(schema.get("minimum", 1.0)))
-    if kind == "boolean":
-        return False
-    if schema.get("format") == "date-time":
-        return datetime.now(UTC).isoformat()
-    if schema.get("format") == "date":
-        return datetime.now(UTC).date().isoformat()
-    if name == "model":
-        return "llama-3-70b"
-    return "x"
-
-
 def _dummy_path_value(name: str) -> str:
     """An id that exists nowhere (the caller's own scope check must not touch real objects)."""
     return {"trace_id": "0f" * 16, "key_id": "0" * 12, "budget_id": "b_nothere",
@@ -147,27 +84,6 @@ def _dummy_path_value(name: str) -> str:
 
 def victim_path_value(name: str, victim: dict[str, str]) -> str:
     return {"trace_id": P1_TRACE, "key_id": victim["key_id"], "budget_id": P1_BUDGET}.get(name, "x")
-
-
-def build_url(route: Route, path_values: dict[str, str], query: dict[str, Any] | None = None
-              ) -> tuple[str, dict[str, Any]]:
-    path = route.path
-    for name, value in path_values.items():
-        path = path.replace("{" + name + "}", quote(str(value), safe=""))
-    params = {}
-    for param in route.operation.get("parameters", []):
-        if param["in"] == "query" and param.get("required"):
-            params[param["name"]] = _schema_value(param.get("schema", {}), param["name"])
-    params.update(query or {})
-    return path, params
-
-
-def path_params(route: Route) -> list[str]:
-    names = [p["name"] for p in route.operation.get("parameters", []) if p["in"] == "path"]
-    if not names:  # not in the spec: read them from the template
-        import re
-        names = re.findall(r"\{(\w+)(?::\w+)?\}", route.path)
-    return names
 
 
 def string_query_params(route: Route) -> list[str]:
@@ -198,11 +114,6 @@ def call(client: TestClient, route: Route, url: str, params: dict[str, Any], hea
     if route.method in ("POST", "PUT", "PATCH"):
         return client.request(route.method, url, params=params, json=BODIES.get(route.key, {}), headers=headers)
     return client.request(route.method, url, params=params, headers=headers)
-
-
-# --- fixtures ----------------------------------------------------------------------------------------------------
-def header(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
 
 
 def seed(store: Store) -> None:
