@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from inferwatch_collector import conventions
-from inferwatch_collector import normalize as normalize_module
 from inferwatch_collector.normalize import (
     DROPPED_ATTRIBUTES_KEY,
     MAX_ATTRIBUTE_CHARS,
@@ -24,6 +23,8 @@ from inferwatch_collector.normalize import (
     NormalizedBatch,
     normalize,
 )
+from inferwatch_collector.normalize import attributes as attribute_scan
+from inferwatch_collector.normalize import span as span_module
 from inferwatch import semconv as sc
 from inferwatch_collector.otlp_decode import MalformedPayload, decode_traces, decode_traces_fast, to_fast
 from inferwatch_collector.redaction import POLICY, RedactionResult
@@ -776,14 +777,14 @@ def test_zero_parent_is_a_root_and_zero_duration_is_valid() -> None:
 
 
 def test_a_span_that_breaks_the_normaliser_is_rejected_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    real = normalize_module._llm_row
+    real = span_module.llm_call_row
 
-    def flaky(attrs: dict[str, Any], *args: Any) -> Any:
-        if attrs.get("gen_ai.request.model") == "boom":
+    def flaky(facts: Any, *args: Any) -> Any:
+        if facts.attrs.get("gen_ai.request.model") == "boom":
             raise RuntimeError("kaput")
-        return real(attrs, *args)
+        return real(facts, *args)
 
-    monkeypatch.setattr(normalize_module, "_llm_row", flaky)
+    monkeypatch.setattr(span_module, "llm_call_row", flaky)
     batch = run(P.otel_genai_span(), P.otel_genai_span(**{"gen_ai.request.model": "boom"}))
     assert batch.rejected == 1 and len(batch.llm_calls) == 1
     assert batch.errors == ["span 1: could not be normalised: RuntimeError: kaput"]
@@ -1129,22 +1130,22 @@ def test_the_attribute_memo_is_bounded_and_never_changes_rows(monkeypatch: pytes
     standard = P.make_request(*all_conventions(), P.make_span("step", EVERY_KIND, kind=P.INTERNAL))
     reference = normalize(standard, "p1")
     request = to_fast(standard)
-    normalize_module._KV_CACHE.clear()
+    attribute_scan._KV_CACHE.clear()
     assert normalize(request, "p1") == reference  # cold
     assert normalize(request, "p1") == reference  # warm: memoised values (lists, dicts) were not mutated
-    assert 0 < len(normalize_module._KV_CACHE) and all(len(raw) <= 256 for raw in normalize_module._KV_CACHE)
-    monkeypatch.setattr(normalize_module, "_KV_CACHE_LIMIT", 5)
-    normalize_module._KV_CACHE.clear()
+    assert 0 < len(attribute_scan._KV_CACHE) and all(len(raw) <= 256 for raw in attribute_scan._KV_CACHE)
+    monkeypatch.setattr(attribute_scan, "_KV_CACHE_LIMIT", 5)
+    attribute_scan._KV_CACHE.clear()
     for _ in range(2):
         assert normalize(request, "p1") == reference
-        assert len(normalize_module._KV_CACHE) <= 5  # cleared when full, refilled
-    monkeypatch.setattr(normalize_module, "_KV_CACHE_MAX_BYTES", 0)
-    normalize_module._KV_CACHE.clear()
-    assert normalize(request, "p1") == reference and not normalize_module._KV_CACHE
+        assert len(attribute_scan._KV_CACHE) <= 5  # cleared when full, refilled
+    monkeypatch.setattr(attribute_scan, "_KV_CACHE_MAX_BYTES", 0)
+    attribute_scan._KV_CACHE.clear()
+    assert normalize(request, "p1") == reference and not attribute_scan._KV_CACHE
 
 
 def test_inline_first_spellings_are_the_tables_first_entries() -> None:
-    # _llm_row and _usage read the first spelling of each column inline and the rest through the tables
+    # llm_call_row and usage_columns read the first spelling of each column inline and the rest through the tables
     cv = conventions
     firsts = [
         (cv.PROVIDER_KEYS, sc.GEN_AI_PROVIDER_NAME), (cv.REQUEST_MODEL_KEYS, sc.GEN_AI_REQUEST_MODEL),
