@@ -2,7 +2,7 @@
 
 ``input_tokens`` includes cache reads and cache writes; ``output_tokens`` includes reasoning tokens. Conventions
 disagree (OpenAI and the OTel spec: cached tokens are a subset of the prompt; Anthropic's API and Langfuse usage
-details: cache reads/writes are *on top of* input), so :func:`_normalise` decides, in this order:
+details: cache reads/writes are *on top of* input), so :func:`usage_columns` decides, in this order:
 
 * a reported count smaller than its part proves the part is on top (``input < cache_read + cache_write`` → add
   them; ``output < reasoning`` → add it);
@@ -32,82 +32,91 @@ from .limits import MAX_TOKENS_PER_CALL
 from .values import as_int, as_str, json_object
 
 
-class _Usage:
-    """Raw counts as reported, before normalisation; None = not reported. Defaults are class attributes, so making
-    one runs no Python code."""
-
-    input: int | None = None
-    output: int | None = None
-    cache_read: int | None = None
-    cache_write: int | None = None
-    reasoning: int | None = None
-    total: int | None = None
-    # the convention's default when the numbers cannot tell: cache / reasoning reported on top of input / output
-    cache_on_top = False
-    reasoning_on_top = False
-    invalid: tuple[str, ...] = ()  # problems with reported counts (each makes the row usage_missing)
-
-
-def usage_columns(attrs: dict[str, Any], provider: str) -> tuple[int, int, int, int, int, bool, tuple[str, ...]]:
+def usage_columns(attrs: dict[str, Any], provider: str) -> tuple[int, int, int, int, int, bool, list[str]]:
     """Token usage as the columns want it: (input incl. cache reads+writes, output incl. reasoning, cache_read,
     cache_write, reasoning, whether neither input nor output was reported, problems with reported counts)."""
     # Per LLM call: the first spelling of each count is read inline, _count() runs only if it is not a plain count.
-    usage = _Usage()
     get = attrs.get
     top = MAX_TOKENS_PER_CALL
+    invalid: list[str] = []
     n = get(sc.GEN_AI_USAGE_INPUT_TOKENS)
-    usage.input = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, INPUT_KEYS)
+    inp = n if type(n) is int and 0 <= n <= top else _count(attrs, INPUT_KEYS, invalid)
     n = get(sc.GEN_AI_USAGE_OUTPUT_TOKENS)
-    usage.output = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, OUTPUT_KEYS)
+    out = n if type(n) is int and 0 <= n <= top else _count(attrs, OUTPUT_KEYS, invalid)
     n = get(GEN_AI_USAGE_TOTAL_TOKENS)
-    usage.total = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, TOTAL_KEYS)
+    total = n if type(n) is int and 0 <= n <= top else _count(attrs, TOTAL_KEYS, invalid)
     n = get(sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS)
-    usage.reasoning = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, REASONING_KEYS)
+    reasoning = n if type(n) is int and 0 <= n <= top else _count(attrs, REASONING_KEYS, invalid)
     n = get(sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS)
-    usage.cache_read = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, CACHE_READ_KEYS)
+    cache_read = n if type(n) is int and 0 <= n <= top else _count(attrs, CACHE_READ_KEYS, invalid)
     n = get(sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS)
-    usage.cache_write = n if type(n) is int and 0 <= n <= top else _count(attrs, usage, CACHE_WRITE_KEYS)
-    if usage.cache_read is None and usage.cache_write is None:
+    cache_write = n if type(n) is int and 0 <= n <= top else _count(attrs, CACHE_WRITE_KEYS, invalid)
+    # the convention's default when the numbers cannot tell: cache / reasoning reported on top of input / output
+    cache_on_top = reasoning_on_top = False
+    if cache_read is None and cache_write is None:
         # Traceloop legacy cache names: Anthropic-style reporting puts these on top of input
-        usage.cache_read = _count(attrs, usage, (TRACELOOP_CACHE_READ_INPUT_TOKENS,))
-        usage.cache_write = _count(attrs, usage, (TRACELOOP_CACHE_CREATION_INPUT_TOKENS,))
-        if (usage.cache_read or usage.cache_write) and provider == "anthropic":
-            usage.cache_on_top = True
-    if usage.input is None and usage.output is None:
-        details = get(LF_USAGE_DETAILS)
-        if details is not None:
-            _read_langfuse_usage(details, usage)
-    no_usage = usage.input is None and usage.output is None
-    return (*_normalise(usage), no_usage, usage.invalid)
+        cache_read = _count(attrs, (TRACELOOP_CACHE_READ_INPUT_TOKENS,), invalid)
+        cache_write = _count(attrs, (TRACELOOP_CACHE_CREATION_INPUT_TOKENS,), invalid)
+        cache_on_top = bool(cache_read or cache_write) and provider == "anthropic"
+    if inp is None and out is None and (details := get(LF_USAGE_DETAILS)) is not None:
+        langfuse = _langfuse_usage(details, invalid)
+        if langfuse is not None:
+            inp, out, total, cache_read, cache_write, reasoning, cache_on_top = langfuse
+            reasoning_on_top = cache_on_top
+    no_usage = inp is None and out is None
+
+    # normalise (rules of the module docstring)
+    inp = inp or 0
+    out = out or 0
+    cache_read = cache_read or 0
+    cache_write = cache_write or 0
+    reasoning = reasoning or 0
+    cached = cache_read + cache_write
+    if total is not None and (cached or reasoning):
+        cache_on_top, reasoning_on_top = _on_top_by_total((inp, out, cached, reasoning), total,
+                                                          (cache_on_top, reasoning_on_top))  # fmt: skip
+    if cached and (inp < cached or cache_on_top):
+        inp += cached
+    if reasoning and (out < reasoning or reasoning_on_top):
+        out += reasoning
+    return inp, out, cache_read, cache_write, reasoning, no_usage, invalid
 
 
-def _checked_count(key: str, raw: Any, usage: _Usage) -> int | None:
+def _checked_count(key: str, raw: Any, invalid: list[str]) -> int | None:
     """A count that is not an int in range: converted if possible, else recorded as invalid (and absent)."""
     number = as_int(raw)
     if number is None or number < 0 or number > MAX_TOKENS_PER_CALL:
-        usage.invalid += (f"{key}={as_str(raw)[:40]} is not a token count in [0, {MAX_TOKENS_PER_CALL}]",)
+        invalid.append(f"{key}={as_str(raw)[:40]} is not a token count in [0, {MAX_TOKENS_PER_CALL}]")
         return None
     return number
 
 
-def _count(attrs: dict[str, Any], usage: _Usage, keys: tuple[str, ...]) -> int | None:
+def _count(attrs: dict[str, Any], keys: tuple[str, ...], invalid: list[str]) -> int | None:
     """First present token count among ``keys``; out-of-range values are recorded and treated as absent."""
     for key in keys:
         raw = attrs.get(key)
         if raw is not None:
-            return raw if type(raw) is int and 0 <= raw <= MAX_TOKENS_PER_CALL else _checked_count(key, raw, usage)
+            if type(raw) is int and 0 <= raw <= MAX_TOKENS_PER_CALL:
+                return raw
+            return _checked_count(key, raw, invalid)
     return None
 
 
-def _read_langfuse_usage(raw: Any, usage: _Usage) -> None:
+_Counts = tuple["int | None", "int | None", "int | None", "int | None", "int | None", "int | None", bool]
+
+
+def _langfuse_usage(raw: Any, invalid: list[str]) -> _Counts | None:
     """Langfuse ``usage_details``: a JSON object of counts. Its own flattened keys (``input``, ``output``,
     ``input_cached_tokens``, ``cache_read_input_tokens``, ``input_cache_creation``, ``output_reasoning_tokens``,
     ``input_audio_tokens``, ...) are additive: every key is a separately priced share and ``total`` is their sum.
-    OpenAI-shaped usage (``prompt_tokens`` + ``prompt_tokens_details``) keeps OpenAI's included-in semantics."""
+    OpenAI-shaped usage (``prompt_tokens`` + ``prompt_tokens_details``) keeps OpenAI's included-in semantics.
+
+    → (input, output, total, cache_read, cache_write, reasoning, whether cache and reasoning are on top), or None
+    when the attribute is not a JSON object."""
     details = json_object(raw)
     if not isinstance(details, dict):
-        usage.invalid += (f"{LF_USAGE_DETAILS} is not a JSON object",)
-        return
+        invalid.append(f"{LF_USAGE_DETAILS} is not a JSON object")
+        return None
     counts: dict[str, int] = {}
     flat: list[tuple[str, Any]] = []
     for key, value in details.items():
@@ -120,14 +129,13 @@ def _read_langfuse_usage(raw: Any, usage: _Usage) -> None:
         if number is None:
             continue
         if number < 0 or number > MAX_TOKENS_PER_CALL:
-            usage.invalid += (f"{LF_USAGE_DETAILS}.{key}={number} is not a token count",)
+            invalid.append(f"{LF_USAGE_DETAILS}.{key}={number} is not a token count")
             continue
         counts[key] = number
     native = "input" in counts or "output" in counts
-    usage.cache_on_top = usage.reasoning_on_top = native
     base_in = next((counts[k] for k in ("input", "prompt_tokens", "input_tokens") if k in counts), None)
     base_out = next((counts[k] for k in ("output", "completion_tokens", "output_tokens") if k in counts), None)
-    usage.total = next((counts[k] for k in ("total", "total_tokens") if k in counts), None)
+    total = next((counts[k] for k in ("total", "total_tokens") if k in counts), None)
     cache_read = cache_write = reasoning = extra_in = extra_out = 0
     for key, number in counts.items():
         if key in ("input", "output", "total", "prompt_tokens", "completion_tokens", "total_tokens",
@@ -143,55 +151,34 @@ def _read_langfuse_usage(raw: Any, usage: _Usage) -> None:
             extra_in += number  # e.g. input_audio_tokens: another share of the input
         elif native and key.startswith("output"):
             extra_out += number
-    if base_in is not None or extra_in:
-        usage.input = (base_in or 0) + extra_in
-    if base_out is not None or extra_out:
-        usage.output = (base_out or 0) + extra_out
-    usage.cache_read = cache_read or None
-    usage.cache_write = cache_write or None
-    usage.reasoning = reasoning or None
+    inp = (base_in or 0) + extra_in if base_in is not None or extra_in else None
+    out = (base_out or 0) + extra_out if base_out is not None or extra_out else None
+    return inp, out, total, cache_read or None, cache_write or None, reasoning or None, native
 
 
-def _normalise(usage: _Usage) -> tuple[int, int, int, int, int]:
-    """→ (input incl. cache reads+writes, output incl. reasoning, cache_read, cache_write, reasoning), by the rules
-    of the module docstring: proof by a count smaller than its part, then an exactly matching total, then the
-    convention's default."""
-    inp = usage.input or 0
-    out = usage.output or 0
-    cached = (usage.cache_read or 0) + (usage.cache_write or 0)
-    reasoning = usage.reasoning or 0
-    if usage.total is None:  # the usual case, and the same choice as below without a total to match
-        if cached and (inp < cached or usage.cache_on_top):
-            inp += cached
-        if reasoning and (out < reasoning or usage.reasoning_on_top):
-            out += reasoning
-        return inp, out, usage.cache_read or 0, usage.cache_write or 0, reasoning
+def _on_top_by_total(counts: tuple[int, int, int, int], total: int,
+                     default: tuple[bool, bool]) -> tuple[bool, bool]:  # fmt: skip
+    """Whether (cache, reasoning) are on top of input / output, given a reported total: a count smaller than its
+    part proves it; else the one reading that matches ``total``; else ``default`` (the convention's rule)."""
+    inp, out, cached, reasoning = counts
     cache_options = (False, True) if cached else (False,)
     reasoning_options = (False, True) if reasoning else (False,)
     if cached and inp < cached:
         cache_options = (True,)
     if reasoning and out < reasoning:
         reasoning_options = (True,)
-    default = (usage.cache_on_top, usage.reasoning_on_top)
-    choice = None
-    if usage.total is not None and (len(cache_options) > 1 or len(reasoning_options) > 1):
+    if len(cache_options) > 1 or len(reasoning_options) > 1:
         matches = [
             (c, r)
             for c in cache_options
             for r in reasoning_options
-            if inp + (cached if c else 0) + out + (reasoning if r else 0) == usage.total
+            if inp + (cached if c else 0) + out + (reasoning if r else 0) == total
         ]
         if len(matches) == 1:
-            choice = matches[0]
-        elif default in matches:
-            choice = default
-    if choice is None:
-        choice = (
-            default[0] if len(cache_options) > 1 else cache_options[0],
-            default[1] if len(reasoning_options) > 1 else reasoning_options[0],
-        )
-    if choice[0]:
-        inp += cached
-    if choice[1]:
-        out += reasoning
-    return inp, out, usage.cache_read or 0, usage.cache_write or 0, reasoning
+            return matches[0]
+        if default in matches:
+            return default
+    return (
+        default[0] if len(cache_options) > 1 else cache_options[0],
+        default[1] if len(reasoning_options) > 1 else reasoning_options[0],
+    )
