@@ -13,7 +13,8 @@ from .limits import MAX_ERRORS, MAX_FUTURE_SECONDS
 #: Prices one LLM call for its row: ``price(model, provider, input_tokens, output_tokens, cache_read_tokens,
 #: cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, usage_missing, cache_hit)`` with tokens in the
 #: OTel convention → ``(cost_usd, price_version, (cost_input_usd, cost_cache_read_usd, cost_cache_write_usd,
-#: cost_output_usd, cost_reasoning_usd, cache_savings_usd, unpriced), cost_avoided_usd)``. See ``cost/ingest_pricer.py``.
+#: cost_output_usd, cost_reasoning_usd, cache_savings_usd, unpriced), cost_avoided_usd)``.
+#: See ``cost/ingest_pricer.py``.
 Pricer = Callable[[str, str, int, int, int, int, int, int, bool, bool], tuple[float, str, tuple, float]]
 
 
