@@ -3,7 +3,7 @@
 :func:`evaluate_budgets` is a plain function of ``(store, now)``: the scheduler calls it every minute, tests and
 backtests call it with any ``now``. It keeps no memory between calls. What was already sent is read back from
 ``alert_events`` each time, so an alert goes out exactly once per threshold, budget revision and period, across
-repeated evaluations and across restarts (one active scheduler is the deployment rule, DESIGN §2).
+repeated evaluations and across restarts (one active scheduler is the deployment rule, architecture §2).
 
 What gets recorded, per budget (the decision is the pure :func:`inferwatch_collector.cost.budgets.due_alerts`):
 

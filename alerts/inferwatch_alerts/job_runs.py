@@ -7,7 +7,8 @@ never raises, because a job's failure must not reach the scheduler (it is record
 failure to record must not stop the job from running.
 
 The collector serves these rows at ``GET /api/v1/jobs/runs``; it reads the table with its own query because the
-collector never imports this package (DESIGN §1: ``inferwatch_alerts`` depends on the collector, not the reverse).
+collector never imports this package (architecture §1: ``inferwatch_alerts`` depends on the collector, not
+the reverse).
 """
 
 from __future__ import annotations

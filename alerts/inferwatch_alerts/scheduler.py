@@ -1,6 +1,6 @@
 """The scheduler: APScheduler 3.x running inferwatch's periodic jobs, each run recorded in ``job_runs``.
 
-Where it runs (DESIGN §2): inside the collector process in embedded mode, because only that process may open
+Where it runs (architecture §2): inside the collector process in embedded mode, because only that process may open
 the chDB directory (the app's lifespan calls :func:`start_scheduler`); as ``inferwatch-server scheduler``,
 its own process, against a ClickHouse server, exactly one active (alert deduplication reads the database, so
 two active schedulers could both decide an alert is due in the same minute). A lease row in ClickHouse enforces

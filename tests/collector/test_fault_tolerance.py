@@ -1,4 +1,4 @@
-"""ClickHouse failing mid-ingest, through the real app and OTLP POSTs (DESIGN §2, issue 8 item 3).
+"""ClickHouse failing mid-ingest, through the real app and OTLP POSTs (architecture §2).
 
 The fault is injected at the store boundary: ``store.insert_native`` is wrapped so inserts fail (or land and
 lose their reply) for a while. A crash is simulated by stopping the writer without draining (what is queued is

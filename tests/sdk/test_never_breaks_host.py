@@ -1,4 +1,5 @@
-"""Never break the host (DESIGN §4 rule 1): a failure in any SDK stage leaves the app's call exactly as it is.
+"""Never break the host (architecture §4 rule 1): a failure in any SDK stage leaves the app's call exactly as
+it is.
 
 For each stage an exception is injected into our own code (monkeypatching the SDK here is fault injection):
 prepare (tags lookup, the recorder's construction, the parent span's lookup), record (the call's metrics and

@@ -1,7 +1,7 @@
 """Never break the host: SDK code around a user's call runs inside :func:`guard`.
 
 An exception in our code is logged once per place (never with payloads), counted in ``internal_errors``, and
-swallowed; the user's own call and its exceptions are never wrapped here (DESIGN §4 rule 1).
+swallowed; the user's own call and its exceptions are never wrapped here (architecture §4 rule 1).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every recording path reads :func:`get_pipeline` (or ``_pipeline`` directly, on the hot path) first and does
 nothing when it is ``None``, so importing the SDK, or calling instrumented code before ``init()``, costs nothing
-and changes nothing (DESIGN §4 rule 2). :mod:`inferwatch.lifecycle` sets and clears it.
+and changes nothing (architecture §4 rule 2). :mod:`inferwatch.lifecycle` sets and clears it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tags and experiment assignment, carried by contextvars (DESIGN §4 rule 6: no magic keyword arguments).
+"""Tags and experiment assignment, carried by contextvars (architecture §4 rule 6: no magic keyword arguments).
 
 ``with inferwatch.tags(feature="search", user_id=uid):`` applies to every call made inside, including calls in
 tasks and threads started with a copied context, and it leaves provider helpers such as ``.stream()`` alone.

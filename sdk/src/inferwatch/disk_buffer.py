@@ -2,7 +2,7 @@
 
 Enabled by ``inferwatch.init(disk_buffer_dir=...)`` (or ``INFERWATCH_DISK_BUFFER_DIR``), bounded by
 ``disk_buffer_max_bytes`` (``INFERWATCH_DISK_BUFFER_MAX_BYTES``, default 64 MiB). Only the export thread touches it,
-never the caller's thread (DESIGN §4 rule 7).
+never the caller's thread (architecture §4 rule 7).
 
 Layout: one *segment* file per OTLP ``ExportTraceServiceRequest`` (the serialized, uncompressed protobuf bytes,
 exactly what would have been POSTed), named ``seg-<seq:016d>-<spans>.otlp`` so that order and span counts are known

@@ -5,7 +5,7 @@ feedback stage, :mod:`inferwatch.telemetry.feedback_export`) as JSON to the coll
 ``{endpoint}/api/v1/feedback`` with the ingest key; the collector stores it next to the call (model, feature,
 experiment, variant and prompt template are copied from the call there).
 
-Like the rest of the SDK this never breaks the host (DESIGN §4): the caller only validates its arguments and
+Like the rest of the SDK this never breaks the host (architecture §4): the caller only validates its arguments and
 queues the item (O(1), no I/O). Bad arguments, a full queue and every internal error are counted, never raised.
 Before ``inferwatch.init()`` (or with ``enabled=False``) it does nothing and returns ``""``.
 

@@ -1,4 +1,4 @@
-"""InferenceMetrics: one record per LLM call (DESIGN §5), and the pure rules that derive its fields.
+"""InferenceMetrics: one record per LLM call (architecture §5), and the pure rules that derive its fields.
 
 The same dataclass is filled by every way in (decorator, OpenAI and Anthropic wrappers, the manual API), is
 readable by app code (``call.metrics``), and becomes the span's attributes. Tokens follow the OTel convention

@@ -1,6 +1,6 @@
 """Attribute and metric names, in one place.
 
-OTel GenAI semantic-convention names are used wherever the convention has one (DESIGN §4 rule 8); everything
+OTel GenAI semantic-convention names are used wherever the convention has one (architecture §4 rule 8); everything
 the convention does not cover lives under ``inferwatch.*``. The collector imports this module to recognise our
 own spans, so the SDK and the server can never disagree about a name.
 """

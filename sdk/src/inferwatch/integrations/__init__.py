@@ -1,7 +1,7 @@
 """Provider integrations (OpenAI, Anthropic): patch tables that can always be undone.
 
 Each integration registers how to undo what it installed; :func:`uninstrument_all` (called by ``shutdown()``)
-restores every original attribute, so nothing stays patched after the SDK stops (DESIGN §4 rule 2).
+restores every original attribute, so nothing stays patched after the SDK stops (architecture §4 rule 2).
 """
 
 from __future__ import annotations

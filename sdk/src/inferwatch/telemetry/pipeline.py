@@ -2,7 +2,7 @@
 
 The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``ProviderCall.end``, ``on_end``,
 ``record_metric_row``, ``submit_feedback``): O(1), no I/O, no redaction, no serialization, never blocks, never
-raises (DESIGN §4 rules 1, 4, 7). One daemon thread does everything else, through one
+raises (architecture §4 rules 1, 4, 7). One daemon thread does everything else, through one
 :class:`~inferwatch.transport.Transport`, in stages:
 
 * spans (:mod:`.span_export`): every ``schedule_delay_ms``, or at once when a batch is full;
@@ -18,7 +18,8 @@ the feedback waiting to be sent once more. The same flush runs for every live pi
 sent right before the exit reaches the collector after its call does.
 
 The provider is private (never ``set_tracer_provider``), and the metrics never touch a global ``MeterProvider``,
-so an app's own OpenTelemetry setup keeps working and its spans never reach our collector (DESIGN §4 rule 3).
+so an app's own OpenTelemetry setup keeps working and its spans never reach our collector (architecture §4
+rule 3).
 
 Fork safety: in a forked child the queues, counters and stages are reset and the export thread (with an HTTP
 session of the child's own) is started again when first needed; the parent's queued items are the parent's.

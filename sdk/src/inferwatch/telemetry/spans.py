@@ -4,7 +4,7 @@ thread.
 On the caller's thread the OTel SDK's ``start_span`` + ``set_attributes`` + ``end`` costs tens of microseconds per
 span (each value cleaned through a chain of checks, locks, a ``ReadableSpan`` copy), so a :class:`LightSpan` keeps
 only what cannot be known later (times, ids, the parent and trace state of the current context, what is set through
-the span API) and the export thread builds the rest (DESIGN §4 rule 7).
+the span API) and the export thread builds the rest (architecture §4 rule 7).
 """
 
 from __future__ import annotations
@@ -224,8 +224,8 @@ class LightSpan(trace.Span):
         metrics object itself when the SDK's own integration owns it (nobody changes it after the end, so no
         copy is needed); ``content`` the captured prompt/completion attributes (capture on). ``later`` (owned
         metrics only) completes the metrics from the response objects the integration kept, in the export
-        thread: parsing them is off the caller's thread (DESIGN §4 rule 7). Name, attributes, status and metric
-        values are derived in the export thread."""
+        thread: parsing them is off the caller's thread (architecture §4 rule 7). Name, attributes, status and
+        metric values are derived in the export thread."""
         if self._ended:
             return
         self.close_call(snapshot, content, later)
