@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -15,10 +15,11 @@ from inferwatch_collector.cost.recompute import COST_ROLLUPS, RecomputeError, re
 from inferwatch_collector.migrations import Target, migrate, migration_files, render, target_for
 from inferwatch_collector.cost.price_table import parse_table
 from inferwatch_collector.cost.ingest_pricer import make_pricer
-from inferwatch_collector.rows import LLM_CALL_COLUMNS, LlmCallRow
+from inferwatch_collector.rows import LlmCallRow
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
+from tests.helpers.cost_data import at, insert, priced
 from tests.helpers.factories import llm_call
 
 TODAY = date(2026, 11, 20)
@@ -67,24 +68,6 @@ def db(tmp_path: Path):
     migrate(store, target_for(settings, store))
     yield store
     store.close()
-
-
-def at(day: date, hour: int = 12) -> int:
-    return int(datetime(day.year, day.month, day.day, hour, tzinfo=UTC).timestamp() * 1_000_000)
-
-
-def priced(row: LlmCallRow, pricer) -> LlmCallRow:
-    cost, version, parts, avoided = pricer(row.model, row.provider, row.input_tokens, row.output_tokens,
-                                           row.cache_read_tokens, row.cache_write_tokens,
-                                           row.cache_write_1h_tokens, row.reasoning_tokens, row.usage_missing,
-                                           row.cache_hit)
-    names = ("cost_input_usd", "cost_cache_read_usd", "cost_cache_write_usd", "cost_output_usd",
-             "cost_reasoning_usd", "cache_savings_usd", "unpriced")
-    return row._replace(cost_usd=cost, price_version=version, cost_avoided_usd=avoided, **dict(zip(names, parts)))
-
-
-def insert(store: Store, rows: list[LlmCallRow]) -> None:
-    store.insert_columns("llm_calls", [list(c) for c in zip(*rows)], LLM_CALL_COLUMNS)
 
 
 COST_COLUMNS = ("cost_usd", "cost_input_usd", "cost_cache_read_usd", "cost_cache_write_usd", "cost_output_usd",

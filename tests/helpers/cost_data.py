@@ -34,8 +34,9 @@ def at(day: date, hour: int = 12, minute: int = 0) -> int:
     return int(datetime(day.year, day.month, day.day, hour, minute, tzinfo=UTC).timestamp() * MICROS_PER_S)
 
 
-def priced(row: LlmCallRow) -> LlmCallRow:
-    cost, version, parts, avoided = PRICER(row.model, row.provider, row.input_tokens, row.output_tokens,
+def priced(row: LlmCallRow, pricer=PRICER) -> LlmCallRow:
+    """``row`` with the cost columns ``pricer`` gives it (the ingest pricer of :data:`TABLE` by default)."""
+    cost, version, parts, avoided = pricer(row.model, row.provider, row.input_tokens, row.output_tokens,
                                            row.cache_read_tokens, row.cache_write_tokens,
                                            row.cache_write_1h_tokens, row.reasoning_tokens, row.usage_missing,
                                            row.cache_hit)
