@@ -106,3 +106,11 @@ def test_every_module_imports_on_its_own() -> None:
                           text=True, timeout=240)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {}
+
+
+def test_importing_the_sdk_loads_no_http_client() -> None:
+    """``import inferwatch`` in an app costs no HTTP stack: ``requests`` (and urllib3 under it) load with the first
+    request the SDK sends, after ``init()``."""
+    code = "import sys, inferwatch; print(sorted(m for m in ('requests', 'urllib3') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

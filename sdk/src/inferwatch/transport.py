@@ -1,7 +1,8 @@
 """HTTP to the collector: the one client the SDK uses for spans, metrics, feedback and the budget status.
 
-One ``requests`` session per :class:`Transport` (made lazily, and again in a forked child), the project's key as
-``Authorization: Bearer``, and nothing else of the environment's OTLP settings: ``OTEL_EXPORTER_OTLP_*`` headers
+One ``requests`` session per :class:`Transport` (made lazily, and again in a forked child; ``requests`` itself
+is imported with the first request, so ``import inferwatch`` stays light until something is sent), the project's
+key as ``Authorization: Bearer``, and nothing else of the environment's OTLP settings: ``OTEL_EXPORTER_OTLP_*`` headers
 are the app's credentials for its own backend and never reach our collector.
 
 One retry rule (:meth:`Transport.send`): another attempt after an answer the :class:`RetryPolicy` calls
@@ -18,11 +19,12 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, NamedTuple
-
-import requests
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _guard
+
+if TYPE_CHECKING:
+    import requests
 
 USER_AGENT = "inferwatch-python"  # followed by the SDK's version
 MAX_ANSWER_BYTES = 1 << 16  # of a 2xx answer's body, unless a caller asks for more
@@ -87,6 +89,8 @@ class Transport:
         return self.endpoint + path
 
     def _current_session(self) -> requests.Session:
+        import requests
+
         if self._session is None or self._pid != os.getpid():  # a forked child never uses its parent's sockets
             self._session, self._pid = requests.Session(), os.getpid()
         return self._session
@@ -145,6 +149,8 @@ class Transport:
 
     def _request(self, method: str, path: str, headers: dict[str, str], body: bytes | None, timeout_s: float,
                  max_bytes: int) -> Answer:
+        import requests  # noqa: PLC0415 - see the module docstring
+
         try:
             response = self._current_session().request(
                 method, self.endpoint + path, data=body, headers=headers, stream=True,
