@@ -62,9 +62,27 @@ def keys(store: Store) -> Keys:
 @pytest.fixture
 def client(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:
     """The platform's app (the server's factory: every package's routers; lifespan run: writer started,
-    migrations checked) on the test's store."""
+    migrations checked) on the test's store.
+
+    After each trace export it settles the pairing window (``call_pairing.settle_all``), so a test reads the rows
+    of what it sent at once; LLM spans from other libraries still take the held path (llm_calls_held, pairing,
+    merge). Tests of the window itself use ``unsettled_client``."""
     app = create_app(app_settings, store=store)
+
+    def settle(response) -> None:
+        if response.request.url.path.endswith("/v1/traces") and response.status_code == 200:
+            app.state.call_pairing.settle_all()
+
     with TestClient(app) as test_client:
+        test_client.event_hooks["response"].append(settle)
+        yield test_client
+
+
+@pytest.fixture
+def unsettled_client(app_settings: Settings, store: Store, keys: Keys) -> Iterator[TestClient]:
+    """Like ``client``, but the pairing window runs on its own clock: held LLM rows appear after
+    ``pairing_window_s`` (or ``app.state.call_pairing.settle_all()``)."""
+    with TestClient(create_app(app_settings, store=store)) as test_client:
         yield test_client
 
 

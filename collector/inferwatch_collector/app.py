@@ -25,6 +25,7 @@ from .auth import AuthError, KeyStore
 from .ingest_dedup import RecentRequests
 from .ingest_pool import ByteBudget, IngestPool
 from .migrations import migrate, target_for
+from .pairing import CallPairing
 from .cost.ingest_pricer import pricer_for
 from .ratelimit import RateLimiter
 from .routes import budgets, costs, dashboard, feedback, health, keys, otlp, planner, privacy, query
@@ -86,14 +87,19 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             spool = open_spool(settings)  # before anything starts: a spool locked by another collector stops here
             pool = IngestPool(settings.ingest_workers, max_bytes=settings.max_body_bytes,
                               content_capture=settings.content_capture, retention_days=settings.retention_days,
-                              prices_file=prices_file)
+                              prices_file=prices_file, hold_calls=settings.pairing_window_s > 0)
             pool.start()
             writer = build_writer(active, settings)
             writer.attach_spool(spool, replay_interval_s=settings.spool_replay_interval_s)
             writer.start()
+            pairing = CallPairing(active, writer.submit, lambda *call: pricer_for(prices_file)(*call),
+                                  settings.pairing_window_s)
+            pairing.recover()
+            pairing.start(tick_s=min(1.0, max(settings.pairing_window_s / 4, 0.05)))
             app.state.settings = settings
             app.state.store = active
             app.state.writer = writer
+            app.state.call_pairing = pairing
             app.state.keys = KeyStore(active, cache_seconds=settings.key_cache_s)
             app.state.recent_requests = RecentRequests(settings.dedup_window)
             app.state.ingest_stats = IngestStats()
@@ -108,6 +114,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
                     yield
             finally:
                 pool.close()
+                pairing.stop()
                 writer.stop()
         finally:
             if owned:

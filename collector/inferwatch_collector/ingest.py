@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import time
+
+from .cost.ingest_pricer import pricer_for
 from .native import EncodedRows, encode_rows
 from .normalize import normalize
 from .otlp_decode import decode_traces_fast
-from .cost.ingest_pricer import pricer_for
+from .pairing import HeldCall, split_held, to_held_row
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class IngestResult:
     rejected: int
     errors: list[str]
     redactions: dict[str, int] = field(default_factory=dict)
+    held: list[HeldCall] = field(default_factory=list)  # LLM calls for the pairing window (in llm_calls_held)
 
     @property
     def rows(self) -> int:
@@ -32,19 +36,26 @@ class IngestResult:
 
 def process_request(body: bytes, content_type: str, content_encoding: str | None, project_id: str, *,
                     max_bytes: int, content_capture: str, retention_days: int,
-                    prices_file: str | None = None) -> IngestResult:
+                    prices_file: str | None = None, hold_calls: bool = True) -> IngestResult:
     """Decode, normalise, price and encode one request. Raises ``OtlpDecodeError`` for a body that cannot be
     read.
 
     Spans older than the retention window are rejected (ClickHouse's TTL would silently drop them on insert).
-    Every LLM call is priced with the bundled table plus ``prices_file`` (see :mod:`pricing`).
+    Every LLM call is priced with the bundled table plus ``prices_file`` (see :mod:`pricing`). With
+    ``hold_calls``, LLM calls that may have a twin span (:mod:`.pairing.held`) are not written to llm_calls but
+    to llm_calls_held, and returned in ``held`` for the pairing window.
     """
     message = decode_traces_fast(body, content_type, content_encoding, max_bytes)
     batch = normalize(message, project_id, content_capture=content_capture, retention_days=retention_days,
                       price=pricer_for(prices_file))
+    llm_calls, prompt_logs, held = batch.llm_calls, batch.prompt_logs, []
+    if hold_calls:
+        llm_calls, prompt_logs, held = split_held(llm_calls, prompt_logs)
+    received_ms = time.time_ns() // 1_000_000
     tables = {}
-    for table, rows in (("llm_calls", batch.llm_calls), ("spans", batch.spans), ("prompt_logs", batch.prompt_logs)):
+    for table, rows in (("llm_calls", llm_calls), ("spans", batch.spans), ("prompt_logs", prompt_logs),
+                        ("llm_calls_held", [to_held_row(call, received_ms) for call in held])):
         if rows:
             tables[table] = encode_rows(table, rows)
     return IngestResult(tables, len(batch.llm_calls) + len(batch.spans), batch.rejected, batch.errors,
-                        batch.redactions)
+                        batch.redactions, held)

@@ -110,6 +110,16 @@ class PromptLogRow(NamedTuple):
     redaction: str  # redaction policy/version applied
 
 
+class HeldCallRow(NamedTuple):
+    """An LLM call waiting in the pairing window (see :mod:`.pairing`): its row and prompt logs as JSON."""
+
+    project_id: str
+    received_at: int  # ms since epoch, UTC
+    trace_id: str
+    span_id: str
+    payload: str
+
+
 LLM_CALL_COLUMNS: tuple[str, ...] = LlmCallRow._fields
 SPAN_COLUMNS: tuple[str, ...] = SpanRow._fields
 PROMPT_LOG_COLUMNS: tuple[str, ...] = PromptLogRow._fields
@@ -119,6 +129,7 @@ TABLE_COLUMNS: dict[str, tuple[str, ...]] = {
     "llm_calls": LLM_CALL_COLUMNS,
     "spans": SPAN_COLUMNS,
     "prompt_logs": PROMPT_LOG_COLUMNS,
+    "llm_calls_held": HeldCallRow._fields,
 }
 
 # table -> ClickHouse type of each inserted column (checked against DESCRIBE TABLE by test_migrations)
@@ -155,5 +166,9 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
         "project_id": "LowCardinality(String)", "start_time": "DateTime64(6, 'UTC')", "trace_id": "String",
         "span_id": "String", "model": "LowCardinality(String)", "prompt_template": "LowCardinality(String)",
         "prompt": "String", "completion": "String", "redaction": "LowCardinality(String)",
+    },
+    "llm_calls_held": {
+        "project_id": "LowCardinality(String)", "received_at": "DateTime64(3, 'UTC')", "trace_id": "String",
+        "span_id": "String", "payload": "String",
     },
 }

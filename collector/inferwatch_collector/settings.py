@@ -109,6 +109,14 @@ class Settings(BaseSettings):
     dedup_window: int = Field(
         100_000, ge=0, description="Recent request digests remembered so a retried OTLP request lands once."
     )
+    pairing_window_s: float = Field(
+        10.0,
+        ge=0,
+        le=300,
+        description="Seconds an LLM span from another library waits for a twin span of the same provider request "
+        "(the provider client's own span, a second instrumentation) before its row is written; twins become one "
+        "row. Covers an exporter's batch delay (5 s by default). 0 = write every span's row at once, no merging.",
+    )
     key_cache_s: float = Field(30.0, ge=0, description="Seconds an API key lookup is cached.")
     ingest_rate_limit_per_key: float = Field(
         0.0,

@@ -37,7 +37,7 @@ EXPECTED_ENGINES = {
     "alert_state": "ReplacingMergeTree", "projects": "ReplacingMergeTree", "api_keys": "ReplacingMergeTree",
     "budgets": "ReplacingMergeTree", "schema_migrations": "ReplacingMergeTree", "job_runs": "ReplacingMergeTree",
     "notifications": "MergeTree", "alert_silences": "ReplacingMergeTree", "experiments": "ReplacingMergeTree",
-    "ab_verdicts": "ReplacingMergeTree", "scheduler_lease": "ReplacingMergeTree",
+    "ab_verdicts": "ReplacingMergeTree", "scheduler_lease": "ReplacingMergeTree", "llm_calls_held": "MergeTree",
     **{name: "AggregatingMergeTree" for name in ROLLUPS},
     **{f"{name}_mv": "MaterializedView" for name in ROLLUPS},
 }
@@ -46,6 +46,7 @@ EXTRA_COLUMNS = {
     "llm_calls": [("first_token_time", "ALIAS"), ("ingested_at", "DEFAULT")],
     "spans": [("ingested_at", "DEFAULT")],
     "prompt_logs": [],
+    "llm_calls_held": [],
 }
 
 

@@ -234,6 +234,8 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
             future.set_exception(done.exception())
         else:
             stats.spans_accepted += result.accepted
+            if result.held:
+                app.state.call_pairing.add(result.held)
             for entity, count in result.redactions.items():
                 stats.redactions[entity] += count
             future.set_result((result.rejected, result.errors))

@@ -1,0 +1,115 @@
+"""Which LLM spans describe the same provider request. Pure functions over :class:`CallView`.
+
+Two spans are one request when they come from different instrumentation scopes (one library never emits two
+spans for one request, which keeps parallel calls of one library apart) and:
+
+1. both carry a response id: it is the same (provider ids are unique); or, without two ids,
+2. one is the other's parent, and that parent has no other LLM child from another scope (a generation that wraps
+   two calls is not merged with either), or
+3. they are siblings (same parent, or both roots) whose time intervals overlap and whose models agree (equal, or
+   one a dated snapshot of the other: ``claude-sonnet-4-5`` and ``claude-sonnet-4-5-20250929``).
+
+Providers, when both are known, must agree. When a span has several candidates, it is paired with the closest in
+time; a group never holds two spans of one scope. :func:`group_calls` returns the groups.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple, Sequence
+
+from ..rows import LlmCallRow
+from .held import SCOPE_KEY
+
+
+class CallView(NamedTuple):
+    """What matching reads of an LLM row (held in memory, or already in llm_calls)."""
+
+    span_id: str
+    parent_span_id: str
+    trace_id: str
+    response_id: str
+    provider: str
+    request_model: str
+    response_model: str
+    start_time: int  # µs
+    end_time: int
+    scope: str
+
+    @classmethod
+    def of(cls, row: LlmCallRow) -> "CallView":
+        return cls(row.span_id, row.parent_span_id, row.trace_id, row.response_id, row.provider,
+                   row.request_model, row.response_model, row.start_time, row.end_time,
+                   row.attributes.get(SCOPE_KEY, ""))
+
+
+def models_agree(a: CallView, b: CallView) -> bool:
+    """Some model name of ``a`` equals one of ``b``, or is a dated snapshot of it; true when either has none."""
+    left = {m for m in (a.request_model, a.response_model) if m}
+    right = {m for m in (b.request_model, b.response_model) if m}
+    if not left or not right:
+        return True
+    return any(x == y or x.startswith(y + "-") or y.startswith(x + "-") for x in left for y in right)
+
+
+def same_request(a: CallView, b: CallView, llm_children: dict[str, int]) -> bool:
+    """Whether ``a`` and ``b`` describe one provider request (rules of the module docstring).
+    ``llm_children``: span id -> number of LLM spans whose parent it is."""
+    if a.scope == b.scope or a.span_id == b.span_id:
+        return False
+    if a.provider and b.provider and a.provider != b.provider:
+        return False
+    if a.response_id and b.response_id:
+        return a.response_id == b.response_id
+    if a.trace_id != b.trace_id:
+        return False
+    if b.parent_span_id == a.span_id:
+        return llm_children.get(a.span_id, 0) == 1
+    if a.parent_span_id == b.span_id:
+        return llm_children.get(b.span_id, 0) == 1
+    return (a.parent_span_id == b.parent_span_id and a.start_time <= b.end_time and b.start_time <= a.end_time
+            and models_agree(a, b))
+
+
+def _distance(a: CallView, b: CallView) -> int:
+    return abs(a.start_time - b.start_time) + abs(a.end_time - b.end_time)
+
+
+def group_calls(held: Sequence[CallView], written: Iterable[CallView] = ()) -> list[list[CallView]]:
+    """Groups of views that are one request each, every held view in exactly one group (alone if unmatched).
+
+    ``written``: rows already in llm_calls that a held row may turn out to duplicate; they appear in a group only
+    together with a held row, and a group holds at most one of them.
+    """
+    written = [w for w in written if all(w.span_id != h.span_id for h in held)]
+    everyone = list(held) + written
+    llm_children: dict[str, int] = {}
+    for view in everyone:
+        if view.parent_span_id:
+            llm_children[view.parent_span_id] = llm_children.get(view.parent_span_id, 0) + 1
+    written_ids = {w.span_id for w in written}
+    group_of: dict[str, list[CallView]] = {}
+    for view in everyone:
+        group_of[view.span_id] = [view]
+    for view in held:
+        candidates = [other for other in everyone if same_request(view, other, llm_children)]
+        for other in sorted(candidates, key=lambda other: (_distance(view, other), other.span_id)):
+            mine, theirs = group_of[view.span_id], group_of[other.span_id]
+            if mine is theirs:
+                break
+            scopes = {v.scope for v in mine}
+            if any(v.scope in scopes for v in theirs):
+                continue
+            if sum(v.span_id in written_ids for v in mine + theirs) > 1:
+                continue
+            mine.extend(theirs)
+            for member in theirs:
+                group_of[member.span_id] = mine
+            break
+    groups: list[list[CallView]] = []
+    seen: set[int] = set()
+    for view in held:
+        group = group_of[view.span_id]
+        if id(group) not in seen:
+            seen.add(id(group))
+            groups.append(group)
+    return groups
