@@ -198,6 +198,20 @@ def test_openinference_anthropic_request_model_and_finish_reason() -> None:
         assert column_key not in row.attributes
 
 
+def test_openinference_anthropic_failed_call_has_no_response_model() -> None:
+    """openinference-instrumentation-anthropic 3.1.0 on a provider error: ``llm.model_name`` still holds the
+    request's name (_wrappers.py:922), no response overwrote it and no ``llm.response.model_name`` was set."""
+    span = P.make_span("Messages", {
+        "openinference.span.kind": "LLM", "llm.provider": "anthropic", "llm.system": "anthropic",
+        "llm.model_name": HAIKU, "llm.request.model_name": HAIKU,
+        "llm.invocation_parameters": json.dumps({"max_tokens": 8192}),
+    }, kind=P.INTERNAL, status_code=P.STATUS_ERROR,
+        events=[P.event("exception", P.T0 + 5 * P.MS, {"exception.type": "anthropic.InternalServerError"})])
+    row = one_call(span, scope="openinference.instrumentation.anthropic")
+    assert (row.request_model, row.response_model, row.status) == (HAIKU, "", "error")
+    assert row.error_type == "anthropic.InternalServerError"
+
+
 def test_openinference_openai_finish_reason() -> None:
     """openinference-instrumentation-openai 0.1.66: ``llm.finish_reason`` of the first choice
     (_response_attributes_extractor.py:184-187); the request model only in ``llm.invocation_parameters``."""

@@ -4,9 +4,10 @@ Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
 
 * ``model`` = request model, else response model; ``latency_ms`` = end − start, rounded. Request model:
   ``gen_ai.request.model``, OpenInference ``llm.request.model_name`` or the ``model`` of its invocation parameters.
-  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name`` / ``llm.model_name``
-  (the request's name only until a response overwrites it), Langfuse's ``model.name`` (its integrations overwrite
-  the requested name with the response's, and keep the requested one nowhere).
+  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name``, Langfuse's
+  ``model.name`` (its integrations overwrite the requested name with the response's, and keep the requested one
+  nowhere), else OpenInference's ``llm.model_name`` when the span has no ``llm.request.model_name`` (older
+  versions; newer ones leave the request's name there when no response came, as in a failed call).
 * ``provider``: ``gen_ai.provider.name``, deprecated ``gen_ai.system``, OpenInference ``llm.provider`` /
   ``llm.system``, mapped by :func:`..conventions.canonical_provider`. A span that names none (Langfuse, OpenLIT's
   failed calls) gets :func:`..conventions.infer_provider`'s, from ``server.address`` or the model name, else ''.
@@ -37,7 +38,8 @@ from typing import Any
 from inferwatch import semconv as sc
 
 from ..conventions import (
-    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, OI_INVOCATION_PARAMETERS, PROMPT_TEMPLATE_KEYS,
+    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME, OI_REQUEST_MODEL_NAME,
+    PROMPT_TEMPLATE_KEYS,
     PROMPT_VERSION_KEYS, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS,
     SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
 )  # fmt: skip
@@ -189,6 +191,8 @@ def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, s
         response_model = first(attrs, RESPONSE_MODEL_KEYS)
     if type(response_model) is not str:
         response_model = as_str(response_model)
+    if not response_model and get(OI_MODEL_NAME) is not None and get(OI_REQUEST_MODEL_NAME) is None:
+        response_model = as_str(get(OI_MODEL_NAME))
     if not provider:
         provider = infer_provider(request_model or response_model, as_str(get(SERVER_ADDRESS)))
     response_id = get(sc.GEN_AI_RESPONSE_ID)
