@@ -1,8 +1,8 @@
 """Attribute names of every supported telemetry convention, and how each attribute key is classified.
 
 One place lists every name the collector reads, so supporting a new instrumentation (or a renamed attribute) is
-an edit here, and :mod:`.normalize` keeps only the algorithm. Pure data plus two tiny helpers
-(:func:`classify_key`, :func:`canonical_provider`); no I/O, nothing per request.
+an edit here, and :mod:`.normalize` keeps only the algorithm. Pure data plus three tiny helpers
+(:func:`classify_key`, :func:`canonical_provider`, :func:`infer_provider`); no I/O, nothing per request.
 
 Conventions covered: OTel GenAI semantic conventions, current names (from :mod:`inferwatch.semconv`, which also
 holds our SDK's ``inferwatch.*`` names) and deprecated ones; OpenLLMetry/Traceloop; OpenInference (Arize
@@ -40,11 +40,16 @@ SENTRY_RESPONSE_TOOL_CALLS = "gen_ai.response.tool_calls"
 SENTRY_AVAILABLE_TOOLS = "gen_ai.request.available_tools"
 # OpenLIT
 OPENLIT_IS_STREAM = "gen_ai.request.is_stream"
+OPENLIT_SCOPE_PREFIX = "openlit.instrumentation."  # its tracers' scope: openlit.instrumentation.anthropic, ...
+TELEMETRY_SDK_NAME = "telemetry.sdk.name"  # OpenLIT also sets it on each LLM span: "openlit"
 OPENLIT_CONTENT_PROMPT = "gen_ai.content.prompt"  # span event name (attribute gen_ai.prompt) and attribute
 OPENLIT_CONTENT_COMPLETION = "gen_ai.content.completion"  # span event name (attribute gen_ai.completion)
 # OpenLLMetry / Traceloop legacy
 TRACELOOP_REQUEST_TYPE = "llm.request.type"
 TRACELOOP_IS_STREAMING = "llm.is_streaming"
+TRACELOOP_GEN_AI_IS_STREAMING = "gen_ai.is_streaming"  # semconv-ai 0.5+ (OpenLLMetry 0.5x+)
+# a span event per streamed chunk (OpenLLMetry's OpenAI instrumentation); current and pre-0.5 names
+TRACELOOP_CHUNK_EVENTS = frozenset({"gen_ai.content.completion.chunk", "llm.content.completion.chunk"})
 TRACELOOP_TOTAL_TOKENS = "llm.usage.total_tokens"
 TRACELOOP_PROMPT_TOKENS_OLD = "llm.usage.prompt_tokens"
 TRACELOOP_COMPLETION_TOKENS_OLD = "llm.usage.completion_tokens"
@@ -61,7 +66,10 @@ TRACELOOP_PROMPT_KEY = "traceloop.prompt.key"
 TRACELOOP_PROMPT_VERSION = "traceloop.prompt.version"
 # OpenInference
 OI_SPAN_KIND = "openinference.span.kind"
-OI_MODEL_NAME = "llm.model_name"
+OI_MODEL_NAME = "llm.model_name"  # the request's name, overwritten by the response's when there is one
+OI_REQUEST_MODEL_NAME = "llm.request.model_name"
+OI_RESPONSE_MODEL_NAME = "llm.response.model_name"
+OI_FINISH_REASON = "llm.finish_reason"  # a plain string, the provider's own value ("end_turn", "stop")
 OI_PROVIDER = "llm.provider"
 OI_SYSTEM = "llm.system"
 OI_INVOCATION_PARAMETERS = "llm.invocation_parameters"
@@ -78,7 +86,8 @@ OI_PROMPT_TEMPLATE_VARIABLES = "llm.prompt_template.variables"
 OI_PROMPT_TEMPLATE_VERSION = "llm.prompt_template.version"
 # Langfuse (OTel-based SDKs v3+)
 LF_TYPE = "langfuse.observation.type"
-LF_MODEL = "langfuse.observation.model.name"
+LF_MODEL = "langfuse.observation.model.name"  # its integrations overwrite the requested name with the response's
+LF_FINISH_REASON = "langfuse.observation.metadata.finish_reason"  # v3: stop; v5: JSON-encoded "stop"
 LF_MODEL_PARAMETERS = "langfuse.observation.model.parameters"
 LF_USAGE_DETAILS = "langfuse.observation.usage_details"
 LF_COMPLETION_START_TIME = "langfuse.observation.completion_start_time"
@@ -101,20 +110,29 @@ VERCEL_OUTPUT_TOKENS = "ai.usage.outputTokens"
 VERCEL_TOTAL_TOKENS = "ai.usage.totalTokens"
 VERCEL_CACHED_INPUT_TOKENS = "ai.usage.cachedInputTokens"
 VERCEL_REASONING_TOKENS = "ai.usage.reasoningTokens"
+# The anthropic client's own spans (anthropic/_tracing.py, 2.x)
+ANTHROPIC_CACHE_WRITE_INPUT_TOKENS = "gen_ai.usage.cache_write.input_tokens"
+ANTHROPIC_CACHE_1H_INPUT_TOKENS = "anthropic.usage.cache_creation.ephemeral_1h_input_tokens"
+ANTHROPIC_STOP_REASON = "anthropic.message.stop_reason"
 # common
 SERVICE_NAME = "service.name"
+SERVER_ADDRESS = "server.address"
 EXCEPTION_TYPE = "exception.type"
 
 # Alternative spellings, in priority order (ours and current OTel names first)
 PROVIDER_KEYS = (sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, OI_PROVIDER, OI_SYSTEM)
-REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, LF_MODEL)
-RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_MODEL_NAME)
+REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, OI_REQUEST_MODEL_NAME)
+# (OpenInference's llm.model_name is read after these, and only without llm.request.model_name: see llm_call.py)
+RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_RESPONSE_MODEL_NAME, LF_MODEL)
 ANY_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL)
 RESPONSE_ID_KEYS = (sc.GEN_AI_RESPONSE_ID, VERCEL_RESPONSE_ID)
-STREAM_KEYS = (sc.STREAMED, sc.GEN_AI_REQUEST_STREAM, SENTRY_STREAMING, OPENLIT_IS_STREAM, TRACELOOP_IS_STREAMING)
+STREAM_KEYS = (
+    sc.STREAMED, sc.GEN_AI_REQUEST_STREAM, SENTRY_STREAMING, OPENLIT_IS_STREAM, TRACELOOP_GEN_AI_IS_STREAMING,
+    TRACELOOP_IS_STREAMING,
+)  # fmt: skip
 FINISH_REASON_KEYS = (
     sc.GEN_AI_RESPONSE_FINISH_REASONS, TRACELOOP_FIRST_COMPLETION_FINISH_REASON, TRACELOOP_FINISH_REASON,
-    TRACELOOP_STOP_REASON, VERCEL_FINISH_REASON,
+    TRACELOOP_STOP_REASON, VERCEL_FINISH_REASON, OI_FINISH_REASON, ANTHROPIC_STOP_REASON, LF_FINISH_REASON,
 )  # fmt: skip
 TTFT_SECONDS_KEYS = (
     sc.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, GEN_AI_RESPONSE_TIME_TO_FIRST_TOKEN, GEN_AI_SERVER_TIME_TO_FIRST_TOKEN,
@@ -136,7 +154,8 @@ TOTAL_KEYS = (GEN_AI_USAGE_TOTAL_TOKENS, TRACELOOP_TOTAL_TOKENS, OI_TOTAL_TOKENS
 CACHE_READ_KEYS = (
     sc.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS, OI_CACHE_READ, SENTRY_CACHED_INPUT_TOKENS, VERCEL_CACHED_INPUT_TOKENS,
 )  # fmt: skip
-CACHE_WRITE_KEYS = (sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, OI_CACHE_WRITE)
+CACHE_WRITE_KEYS = (sc.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS, ANTHROPIC_CACHE_WRITE_INPUT_TOKENS, OI_CACHE_WRITE)
+CACHE_WRITE_1H_KEYS = (sc.CACHE_CREATION_1H_INPUT_TOKENS, ANTHROPIC_CACHE_1H_INPUT_TOKENS)  # a share of the writes
 REASONING_KEYS = (
     sc.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS, OI_REASONING, SENTRY_REASONING_OUTPUT_TOKENS,
     TRACELOOP_REASONING_TOKENS, VERCEL_REASONING_TOKENS,
@@ -282,7 +301,9 @@ LLM_FIELDS = frozenset(
         LF_TYPE, LF_MODEL, LF_USAGE_DETAILS, LF_COMPLETION_START_TIME, LF_LEVEL, LF_PROMPT_NAME, LF_PROMPT_VERSION,
         VERCEL_RESPONSE_ID, VERCEL_RESPONSE_MODEL, VERCEL_FINISH_REASON, VERCEL_PROMPT_TOKENS,
         VERCEL_COMPLETION_TOKENS, VERCEL_INPUT_TOKENS, VERCEL_OUTPUT_TOKENS, VERCEL_TOTAL_TOKENS,
-        VERCEL_CACHED_INPUT_TOKENS, VERCEL_REASONING_TOKENS,
+        VERCEL_CACHED_INPUT_TOKENS, VERCEL_REASONING_TOKENS, TRACELOOP_GEN_AI_IS_STREAMING, OI_REQUEST_MODEL_NAME,
+        OI_RESPONSE_MODEL_NAME, OI_FINISH_REASON, LF_FINISH_REASON, ANTHROPIC_CACHE_WRITE_INPUT_TOKENS,
+        ANTHROPIC_CACHE_1H_INPUT_TOKENS, ANTHROPIC_STOP_REASON,
         sc.FEATURE, sc.USER_HASH, sc.PROMPT_TEMPLATE, sc.PROMPT_VERSION, sc.EXPERIMENT, sc.VARIANT, sc.STREAMED,
         sc.USAGE_MISSING, sc.REFUSAL, sc.EMPTY_RESPONSE, sc.TRUNCATED, sc.TOOL_CALLS, sc.TOOL_CALL_FAILURES,
         sc.RESPONSE_CHARS, sc.FIRST_TOKEN_TIME_UNIX_NANO, sc.DECODE_TOKENS_PER_SECOND,
@@ -358,3 +379,89 @@ def canonical_provider(text: str) -> str:
     if len(_PROVIDER_CACHE) < 1000:
         _PROVIDER_CACHE[text] = name
     return name
+
+
+# --- provider inference, for spans that name no provider (Langfuse, OpenLIT's failed calls, ...) ------------------
+# server.address → provider: exact host names, then (prefix, suffix) pairs; the host that served the call wins over
+# the model's maker (a Llama on Groq is billed by Groq).
+PROVIDER_BY_HOST = {
+    "api.openai.com": "openai",
+    "api.anthropic.com": "anthropic",
+    "generativelanguage.googleapis.com": "gcp.gemini",
+    "api.mistral.ai": "mistral_ai",
+    "api.cohere.com": "cohere",
+    "api.cohere.ai": "cohere",
+    "api.x.ai": "x_ai",
+    "api.deepseek.com": "deepseek",
+    "api.groq.com": "groq",
+    "api.perplexity.ai": "perplexity",
+    "models.inference.ai.azure.com": "azure.ai.inference",
+}
+PROVIDER_BY_HOST_PATTERN = (
+    ("", ".openai.azure.com", "azure.ai.openai"),
+    ("", ".services.ai.azure.com", "azure.ai.inference"),
+    ("", ".inference.ai.azure.com", "azure.ai.inference"),
+    ("bedrock-runtime", ".amazonaws.com", "aws.bedrock"),
+    ("", "aiplatform.googleapis.com", "gcp.vertex_ai"),
+)
+# model name prefix → provider, first match wins (so the more specific prefixes come first). Bedrock model ids
+# ("anthropic.claude-...", "us.anthropic.claude-...") name Bedrock. Google's text-embedding-00N is not OpenAI's.
+PROVIDER_BY_MODEL_PREFIX = (
+    ("text-embedding-00", ""),
+    ("gpt-", "openai"), ("chatgpt-", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+    ("text-embedding-", "openai"), ("davinci-", "openai"), ("babbage-", "openai"), ("dall-e-", "openai"),
+    ("whisper-", "openai"), ("tts-", "openai"), ("omni-moderation-", "openai"), ("codex-", "openai"),
+    ("claude-", "anthropic"),
+    ("gemini-", "gcp.gemini"),
+    ("mistral", "mistral_ai"), ("ministral", "mistral_ai"), ("open-mistral", "mistral_ai"),
+    ("open-mixtral", "mistral_ai"), ("codestral", "mistral_ai"), ("pixtral", "mistral_ai"),
+    ("magistral", "mistral_ai"), ("devstral", "mistral_ai"),
+    ("command-", "cohere"), ("embed-english", "cohere"), ("embed-multilingual", "cohere"),
+    ("rerank-", "cohere"),
+    ("grok-", "x_ai"),
+    ("deepseek-", "deepseek"),
+    ("sonar", "perplexity"),
+    ("anthropic.", "aws.bedrock"), ("amazon.", "aws.bedrock"), ("meta.llama", "aws.bedrock"),
+    ("cohere.", "aws.bedrock"), ("mistral.", "aws.bedrock"), ("ai21.", "aws.bedrock"),
+    ("us.", "aws.bedrock"), ("eu.", "aws.bedrock"), ("apac.", "aws.bedrock"), ("global.", "aws.bedrock"),
+)
+_OPENAI_O_SERIES = ("o1", "o3", "o4")  # only as a whole first part: "o1", "o3-mini", not "o1x"
+_INFERRED_CACHE: dict[tuple[str, str], str] = {}
+
+
+def infer_provider(model: str, server_address: str = "") -> str:
+    """The provider a span that names none called: by ``server.address`` (who served it), else by the model name's
+    prefix (``claude-*`` → ``anthropic``, ``gpt-*`` / ``o3-*`` → ``openai``, ``gemini-*`` → ``gcp.gemini``, ...);
+    '' when neither says. A ``provider/model`` gateway name says nothing (OpenRouter serves many)."""
+    key = (model, server_address)
+    cached = _INFERRED_CACHE.get(key)
+    if cached is not None:
+        return cached
+    name = _provider_by_host(server_address.strip().lower()) if server_address else ""
+    if not name and model:
+        name = _provider_by_model(model.strip().lower())
+    if len(_INFERRED_CACHE) < 1000:
+        _INFERRED_CACHE[key] = name
+    return name
+
+
+def _provider_by_host(host: str) -> str:
+    name = PROVIDER_BY_HOST.get(host)
+    if name is not None:
+        return name
+    for prefix, suffix, provider in PROVIDER_BY_HOST_PATTERN:
+        if host.startswith(prefix) and host.endswith(suffix):
+            return provider
+    return ""
+
+
+def _provider_by_model(model: str) -> str:
+    model = model.removeprefix("models/")  # google-genai's resource names: models/gemini-2.0-flash
+    if "/" in model:
+        return ""
+    for prefix, provider in PROVIDER_BY_MODEL_PREFIX:
+        if model.startswith(prefix):
+            if prefix in _OPENAI_O_SERIES and model.split("-", 1)[0] != prefix:
+                continue
+            return provider
+    return ""

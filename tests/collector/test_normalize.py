@@ -240,7 +240,8 @@ def test_langfuse_generation() -> None:
     assert row == expected_call(
         span,
         model="claude-sonnet-4-5",
-        request_model="claude-sonnet-4-5",
+        response_model="claude-sonnet-4-5",  # Langfuse's integrations overwrite the requested name with this
+        provider="anthropic",  # Langfuse names none: inferred from the model
         input_tokens=2800,  # Langfuse usage details are additive: 300 + 2000 cache reads + 500 cache writes
         output_tokens=120,
         cache_read_tokens=2000,

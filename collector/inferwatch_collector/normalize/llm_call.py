@@ -2,19 +2,29 @@
 
 Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
 
-* ``model`` = request model, else response model; ``latency_ms`` = end − start, rounded.
+* ``model`` = request model, else response model; ``latency_ms`` = end − start, rounded. Request model:
+  ``gen_ai.request.model``, OpenInference ``llm.request.model_name`` or the ``model`` of its invocation parameters.
+  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name``, Langfuse's
+  ``model.name`` (its integrations overwrite the requested name with the response's, and keep the requested one
+  nowhere), else OpenInference's ``llm.model_name`` when the span has no ``llm.request.model_name`` (older
+  versions; newer ones leave the request's name there when no response came, as in a failed call).
 * ``provider``: ``gen_ai.provider.name``, deprecated ``gen_ai.system``, OpenInference ``llm.provider`` /
-  ``llm.system``, mapped by :func:`..conventions.canonical_provider`. Langfuse spans carry none: ''.
+  ``llm.system``, mapped by :func:`..conventions.canonical_provider`. A span that names none (Langfuse, OpenLIT's
+  failed calls) gets :func:`..conventions.infer_provider`'s, from ``server.address`` or the model name, else ''.
 * ``status`` = error when the span status is ERROR, ``error.type`` is set, or Langfuse's level is ERROR;
   ``error_type`` = ``error.type``, else the first exception event's ``exception.type``, else ``_OTHER`` (the GenAI
   conventions' fallback) for an error.
 * ``usage_missing``: set when a call that should have reported usage did not: our SDK says so, a count was out of
   range, or a *successful* call reports neither input nor output tokens (a failed call had no usage to report).
-* ``finish_reason`` = the first reported reason, lower-cased with ``-`` → ``_``. ``truncated``:
+* ``finish_reason`` = the first reported reason (also OpenInference's ``llm.finish_reason``, the anthropic client's
+  ``anthropic.message.stop_reason``, Langfuse's ``metadata.finish_reason``), as the library sent it (Anthropic's
+  ``end_turn`` stays ``end_turn``), lower-cased with ``-`` → ``_``. ``truncated``:
   ``inferwatch.truncated`` if set, else reason length / max_tokens / max_output_tokens. ``refusal``:
   ``inferwatch.refusal`` or reason content_filter / refusal / safety. ``empty_response``:
   ``inferwatch.empty_response`` if set, else output_tokens == 0 on a successful call with trusted usage (not for
   embeddings).
+* ``cache_write_1h_tokens``: our SDK's ``inferwatch.usage.cache_creation_1h.input_tokens``, else the anthropic
+  client's ``anthropic.usage.cache_creation.ephemeral_1h_input_tokens``; never more than the cache writes.
 * cost columns come from the batch's :data:`.batch.Pricer`; without one they stay 0 / ''.
 
 This runs for every LLM call: a column with alternative spellings reads its first spelling inline (the usual case)
@@ -28,9 +38,10 @@ from typing import Any
 from inferwatch import semconv as sc
 
 from ..conventions import (
-    FINISH_REASON_KEYS, LF_LEVEL, OI_INVOCATION_PARAMETERS, PROMPT_TEMPLATE_KEYS, PROMPT_VERSION_KEYS,
-    PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS, TRUNCATION_REASONS,
-    canonical_provider,
+    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME, OI_REQUEST_MODEL_NAME,
+    PROMPT_TEMPLATE_KEYS,
+    PROMPT_VERSION_KEYS, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS,
+    SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
 )  # fmt: skip
 from ..rows import LlmCallRow
 from .batch import Batch
@@ -78,7 +89,9 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     )
 
     # cost: the 1-hour share of cache writes (never more than the writes), app-side cache hits, then the price
-    cache_write_1h = get(sc.CACHE_CREATION_1H_INPUT_TOKENS, 0)
+    cache_write_1h = get(sc.CACHE_CREATION_1H_INPUT_TOKENS)
+    if cache_write_1h is None:
+        cache_write_1h = first(attrs, CACHE_WRITE_1H_KEYS) if cache_write else 0
     if type(cache_write_1h) is not int or cache_write_1h < 0:
         cache_write_1h = _nonnegative(cache_write_1h)
     if cache_write_1h > cache_write:
@@ -178,6 +191,10 @@ def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, s
         response_model = first(attrs, RESPONSE_MODEL_KEYS)
     if type(response_model) is not str:
         response_model = as_str(response_model)
+    if not response_model and get(OI_MODEL_NAME) is not None and get(OI_REQUEST_MODEL_NAME) is None:
+        response_model = as_str(get(OI_MODEL_NAME))
+    if not provider:
+        provider = infer_provider(request_model or response_model, as_str(get(SERVER_ADDRESS)))
     response_id = get(sc.GEN_AI_RESPONSE_ID)
     if response_id is None or response_id == "":
         response_id = first(attrs, RESPONSE_ID_KEYS)

@@ -13,9 +13,19 @@ A span is an LLM call by the first rule that applies:
 3. Langfuse ``langfuse.observation.type`` present: LLM iff ``generation`` or ``embedding``.
 4. OpenLLMetry/Traceloop ``llm.request.type`` present (``chat``/``completion``/``embedding``/``rerank``): LLM.
 5. Traceloop ``traceloop.span.kind`` present (workflow/task/agent/tool): not LLM.
-6. Otherwise: LLM iff ``gen_ai.request.model`` or ``gen_ai.response.model`` is set (older GenAI and Vercel AI SDK
+6. ``gen_ai.request.model`` or ``gen_ai.response.model`` set: LLM (older GenAI and Vercel AI SDK
    ``ai.*.doGenerate``/``doStream`` spans; Vercel's outer ``ai.generateText`` span has no ``gen_ai.*`` model and
    stays a span, so a call is never counted twice).
+7. OpenLIT's failed call: a CLIENT span of an ``openlit.instrumentation.*`` scope named ``{operation} {model}``
+   with an inference operation (``chat claude-3-5-haiku-latest``). OpenLIT sets every ``gen_ai.*`` attribute only
+   after the response, so a provider error leaves just this name, the ERROR status and the exception event. Its
+   model becomes the request model (``gen_ai.request.model`` in ``attrs``).
+8. Otherwise: not LLM.
+
+Time to first token from span events: OpenInference's "First Token Stream Event"; Vercel's ``ai.stream.firstChunk``
+(its ``msToFirstChunk``); the first of OpenLLMetry's ``gen_ai.content.completion.chunk`` events (one per streamed
+chunk, older ``llm.content.completion.chunk``), unless the span dropped events: the OTel SDK keeps the newest events
+past its limit (128), so the first one kept is then not the first chunk.
 
 Another span's ``operation`` is ``gen_ai.operation.name``, or its OpenInference/Langfuse/Traceloop kind mapped to
 one (TOOL → ``execute_tool``, RETRIEVER → ``retrieval``, AGENT → ``invoke_agent``, workflow →
@@ -32,8 +42,8 @@ from inferwatch import semconv as sc
 from ..conventions import (
     ANY_MODEL_KEYS, CONTENT_EVENTS, EXCEPTION_TYPE, INFERENCE_OPERATIONS, LF_LLM_TYPES, LF_SPAN_OPERATION, LF_TYPE,
     MS_TO_FIRST_CHUNK_KEYS, OI_LLM_KINDS, OI_SPAN_KIND, OI_SPAN_OPERATION, OPENINFERENCE_FIRST_TOKEN_EVENT,
-    REQUEST_TYPE_OPERATION, TRACELOOP_REQUEST_TYPE, TRACELOOP_SPAN_KIND, TRACELOOP_SPAN_OPERATION,
-    VERCEL_FIRST_CHUNK_EVENT,
+    OPENLIT_SCOPE_PREFIX, REQUEST_TYPE_OPERATION, TRACELOOP_CHUNK_EVENTS, TRACELOOP_REQUEST_TYPE,
+    TRACELOOP_SPAN_KIND, TRACELOOP_SPAN_OPERATION, VERCEL_FIRST_CHUNK_EVENT,
 )  # fmt: skip
 from ..rows import SpanRow
 from .attributes import add_column_keys, with_scope
@@ -48,6 +58,8 @@ _new_row = tuple.__new__  # NamedTuple rows from a tuple in column order, withou
 _ZERO_TRACE_ID = bytes(16)
 _ZERO_SPAN_ID = bytes(8)
 _SPAN_KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
+_CLIENT = 3
+_SCOPE_NAME = "otel.scope.name"
 _STATUS = ("unset", "ok", "error")
 #: What a span's events say: (exception type, first-token time in ns, content found so far plus the events')
 _Events = tuple["str | None", "int | None", "Found | None"]
@@ -73,7 +85,7 @@ def convert(span: Any, index: int, service: str, scope_attrs: dict[str, str], ba
     if type(operation) is str:  # rule 1, the usual case
         is_llm = operation in INFERENCE_OPERATIONS
     else:
-        is_llm, operation = _classify(attrs, span)
+        is_llm, operation = _classify(attrs, span, scope_attrs)
     if not is_llm:
         add_column_keys(attrs, attributes)
     exception_type = first_token_ns = None
@@ -108,8 +120,9 @@ def convert(span: Any, index: int, service: str, scope_attrs: dict[str, str], ba
     return None
 
 
-def _classify(attrs: dict[str, Any], span: Any) -> tuple[bool, str]:
-    """(is an LLM call, operation): the rules of the module docstring, in order."""
+def _classify(attrs: dict[str, Any], span: Any, scope_attrs: dict[str, str]) -> tuple[bool, str]:
+    """(is an LLM call, operation): the rules of the module docstring, in order. Rule 7 adds the model it reads
+    from the span name to ``attrs``."""
     get = attrs.get
     operation = get(sc.GEN_AI_OPERATION_NAME)
     if operation is not None:
@@ -135,6 +148,11 @@ def _classify(attrs: dict[str, Any], span: Any) -> tuple[bool, str]:
         return False, TRACELOOP_SPAN_OPERATION.get(as_str(tl_kind).lower(), "")
     if get(sc.GEN_AI_REQUEST_MODEL) is not None or get(sc.GEN_AI_RESPONSE_MODEL) is not None:
         return True, "embeddings" if "embed" in span.name.lower() else "chat"
+    if span.kind == _CLIENT and scope_attrs.get(_SCOPE_NAME, "").startswith(OPENLIT_SCOPE_PREFIX):
+        operation, _, model = span.name.partition(" ")
+        if operation in INFERENCE_OPERATIONS and model and " " not in model:
+            attrs[sc.GEN_AI_REQUEST_MODEL] = model
+            return True, operation
     return False, ""
 
 
@@ -152,6 +170,9 @@ def _read_events(span: Any, start_ns: int, found: Found | None, batch: Batch) ->
                 exception_type = as_str(read(event.attributes).get(EXCEPTION_TYPE)) or None
         elif name == OPENINFERENCE_FIRST_TOKEN_EVENT:
             if first_token_ns is None:
+                first_token_ns = event.time_unix_nano
+        elif name in TRACELOOP_CHUNK_EVENTS:
+            if first_token_ns is None and not span.dropped_events_count:
                 first_token_ns = event.time_unix_nano
         elif name == VERCEL_FIRST_CHUNK_EVENT:
             event_attrs = read(event.attributes)

@@ -10,9 +10,13 @@ details: cache reads/writes are *on top of* input), so :func:`usage_columns` dec
   ``total == input + output + cache`` → on top). OpenLLMetry's Anthropic instrumentation, for example, already
   adds the cache tokens into ``gen_ai.usage.prompt_tokens`` and reports ``llm.usage.total_tokens`` = that + output;
 * otherwise the convention's own rule: on top for Anthropic reported with the legacy Traceloop names
-  (``gen_ai.usage.cache_read_input_tokens``/``cache_creation_input_tokens``, provider ``anthropic``) and for
-  Langfuse's flattened usage details (``input``, ``input_cached_tokens``, ``output_reasoning_tokens``, ...);
-  included for everything else (current GenAI names, OpenAI-style legacy names, OpenInference, Sentry, Vercel).
+  (``gen_ai.usage.cache_read_input_tokens``/``cache_creation_input_tokens``, provider ``anthropic``), for OpenLIT's
+  Anthropic spans (span attribute ``telemetry.sdk.name`` = ``openlit``: it copies Anthropic's ``input_tokens``
+  as is, beside the current cache names) and for Langfuse's flattened usage details (``input``,
+  ``input_cached_tokens``, ``output_reasoning_tokens``, ...); included for everything else (current GenAI names,
+  the anthropic client's own spans, which add the cache reads and writes into ``gen_ai.usage.input_tokens`` and
+  name writes ``gen_ai.usage.cache_write.input_tokens``, OpenLLMetry 0.5x, OpenAI-style legacy names,
+  OpenInference, Sentry, Vercel).
 
 A count that is negative or above MAX_TOKENS_PER_CALL is treated as absent and reported as a problem (the row
 is then ``usage_missing``, so pricing never prices it as zero silently).
@@ -26,7 +30,8 @@ from inferwatch import semconv as sc
 
 from ..conventions import (
     CACHE_READ_KEYS, CACHE_WRITE_KEYS, GEN_AI_USAGE_TOTAL_TOKENS, INPUT_KEYS, LF_USAGE_DETAILS, OUTPUT_KEYS,
-    REASONING_KEYS, TOTAL_KEYS, TRACELOOP_CACHE_CREATION_INPUT_TOKENS, TRACELOOP_CACHE_READ_INPUT_TOKENS,
+    REASONING_KEYS, TELEMETRY_SDK_NAME, TOTAL_KEYS, TRACELOOP_CACHE_CREATION_INPUT_TOKENS,
+    TRACELOOP_CACHE_READ_INPUT_TOKENS,
 )  # fmt: skip
 from .limits import MAX_TOKENS_PER_CALL
 from .values import as_int, as_str, json_object
@@ -58,6 +63,8 @@ def usage_columns(attrs: dict[str, Any], provider: str) -> tuple[int, int, int, 
         cache_read = _count(attrs, (TRACELOOP_CACHE_READ_INPUT_TOKENS,), invalid)
         cache_write = _count(attrs, (TRACELOOP_CACHE_CREATION_INPUT_TOKENS,), invalid)
         cache_on_top = bool(cache_read or cache_write) and provider == "anthropic"
+    elif provider == "anthropic" and (cache_read or cache_write) and get(TELEMETRY_SDK_NAME) == "openlit":
+        cache_on_top = True  # OpenLIT: Anthropic's own input_tokens beside the current cache names
     if inp is None and out is None and (details := get(LF_USAGE_DETAILS)) is not None:
         langfuse = _langfuse_usage(details, invalid)
         if langfuse is not None:

@@ -126,14 +126,15 @@ def json_object(value: Any) -> Any:
 
 
 def finish_reason(raw: Any) -> str:
-    """First finish reason, lower-cased with '-' → '_' (a list, a JSON list in a string, or a plain string)."""
+    """First finish reason, lower-cased with '-' → '_' (a list, a JSON list in a string, a JSON-encoded string as
+    Langfuse v5 writes metadata, or a plain string)."""
     if raw is None:
         return ""
     if type(raw) is list and raw and type(raw[0]) is str and raw[0]:  # the usual shape: ["stop"]
         return raw[0].lower().replace("-", "_")
-    if type(raw) is str and raw.startswith("["):
+    if type(raw) is str and raw.startswith(("[", '"')):
         parsed = json_object(raw)
-        raw = parsed if isinstance(parsed, list) else raw
+        raw = parsed if isinstance(parsed, (list, str)) else raw
     if type(raw) is list:
         raw = next((r for r in raw if r is not None and r != ""), None)
     if type(raw) is not str:
