@@ -28,7 +28,7 @@ from .migrations import migrate, target_for
 from .pairing import CallPairing
 from .cost.ingest_pricer import pricer_for
 from .ratelimit import RateLimiter
-from .routes import budgets, costs, dashboard, feedback, health, keys, otlp, planner, privacy, query
+from .routes import budgets, costs, dashboard, feedback, health, keys, logs, otlp, planner, privacy, query
 from .settings import Settings, get_settings
 from .spool import open_spool
 from .store import Store
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 
 #: The collector's own routers, in the order they are mounted.
 ROUTERS: tuple[APIRouter, ...] = tuple(module.router for module in (
-    health, otlp, query, keys, feedback, planner, costs, budgets, privacy, dashboard))
+    health, otlp, logs, query, keys, feedback, planner, costs, budgets, privacy, dashboard))
 
 #: Entered once the app's state is set up (store open, writer running), exited before the writer drains and the
 #: store closes: background work on the store (a scheduler) runs inside it.
@@ -53,6 +53,10 @@ class IngestStats:
     spans_rejected: int = 0
     duplicate_requests: int = 0
     metric_points_received: int = 0  # OTLP metrics are counted, not stored (see routes/otlp.py)
+    log_records_received: int = 0  # OTLP log records (routes/logs.py)
+    log_records_stored: int = 0  # GenAI events whose content is in prompt_logs
+    log_records_dropped: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))  # reason -> n
+    finish_reason_patches: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))  # outcome -> n
     redactions: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))  # entity -> replaced
     rejected_requests: defaultdict[str, int] = field(default_factory=lambda: defaultdict(int))
 

@@ -6,10 +6,17 @@ password hash would add latency to every request without adding safety. Comparis
 
 A key belongs to exactly one project and carries scopes; every query the collector runs is filtered by the
 key's project, so a key can never read or write another project's rows.
+
+Langfuse SDKs authenticate with HTTP Basic (``public key:secret key``). Every key is also such a pair, by a
+re-encoding, with nothing more stored: ``iwk_<key id>_<secret>`` is public key ``pk-lf-<key id>`` and secret key
+``sk-lf-<secret>`` (:func:`langfuse_pair`). A Basic header is turned back into the key (:func:`parse_authorization`)
+and checked like a Bearer key, so a public key paired with another key's secret hashes to no stored key (401).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
 import re
@@ -24,6 +31,10 @@ from .store import Store
 SCOPES = ("ingest", "read", "prompts:read", "admin")
 _PROJECT_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,62}")
 _KEY_RE = re.compile(r"iwk_([0-9a-f]{12})_([A-Za-z0-9_-]{20,})")
+LANGFUSE_PUBLIC_PREFIX = "pk-lf-"
+LANGFUSE_SECRET_PREFIX = "sk-lf-"
+_LF_PUBLIC_RE = re.compile(r"pk-lf-([0-9a-f]{12})")
+_LF_SECRET_RE = re.compile(r"sk-lf-([A-Za-z0-9_-]{20,})")
 
 
 class AuthError(Exception):
@@ -92,20 +103,57 @@ def new_key() -> tuple[str, str]:
     return key_id, f"iwk_{key_id}_{secrets.token_urlsafe(32)}"
 
 
+def langfuse_pair(key: str) -> tuple[str, str]:
+    """The Langfuse-style ``(public key, secret key)`` of an inferwatch key (a re-encoding, nothing stored).
+
+    A Langfuse SDK configured with this pair sends ``Authorization: Basic base64(public:secret)``, which
+    :func:`parse_authorization` turns back into ``key``."""
+    match = _KEY_RE.fullmatch(key)
+    if not match:
+        raise ValueError("not an inferwatch API key (iwk_<key id>_<secret>)")
+    return LANGFUSE_PUBLIC_PREFIX + match.group(1), LANGFUSE_SECRET_PREFIX + match.group(2)
+
+
 def parse_authorization(authorization: str | None, api_key_header: str | None) -> str:
-    """The key from ``Authorization: Bearer <key>`` or the ``x-inferwatch-api-key`` header.
+    """The key from ``Authorization: Bearer <key>``, ``Authorization: Basic base64(<public key>:<secret key>)``
+    (a Langfuse-style pair, see :func:`langfuse_pair`) or the ``x-inferwatch-api-key`` header.
 
     OTLP exporters configured with ``OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20<key>`` send the first
-    form; the second suits clients that cannot set Authorization.
+    form, Langfuse SDKs the second; the third suits clients that cannot set Authorization. A malformed header
+    is a 401 that says what is wrong with it.
     """
     if authorization:
         scheme, _, value = authorization.strip().partition(" ")
+        if scheme.lower() == "basic":
+            return _basic_key(value.strip())
         if scheme.lower() != "bearer" or not value.strip():
-            raise AuthError(401, "Authorization header must be 'Bearer <api key>'")
+            raise AuthError(401, "Authorization header must be 'Bearer <api key>' or 'Basic "
+                                 "base64(<public key>:<secret key>)'")
         return value.strip()
     if api_key_header:
         return api_key_header.strip()
     raise AuthError(401, "missing API key: send 'Authorization: Bearer <api key>'")
+
+
+def _basic_key(credentials: str) -> str:
+    """The inferwatch key of a Basic ``base64(pk-lf-<key id>:sk-lf-<secret>)`` credential."""
+    try:
+        decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        raise AuthError(401, "Authorization Basic credentials are not valid base64 of "
+                             "'<public key>:<secret key>'") from None
+    public, colon, secret = decoded.partition(":")
+    if not colon:
+        raise AuthError(401, "Authorization Basic credentials must be '<public key>:<secret key>' "
+                             "(no ':' separator found)")
+    public_match, secret_match = _LF_PUBLIC_RE.fullmatch(public), _LF_SECRET_RE.fullmatch(secret)
+    if public_match is None:
+        raise AuthError(401, "Authorization Basic public key must look like 'pk-lf-<12 hex digits>' "
+                             "(see `inferwatch-server keys create --langfuse`)")
+    if secret_match is None:
+        raise AuthError(401, "Authorization Basic secret key must look like 'sk-lf-<secret>' "
+                             "(see `inferwatch-server keys create --langfuse`)")
+    return f"iwk_{public_match.group(1)}_{secret_match.group(1)}"
 
 
 def _now_ms() -> int:

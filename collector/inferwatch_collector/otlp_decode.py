@@ -1,4 +1,5 @@
-"""OTLP/HTTP request bodies → ``ExportTraceServiceRequest``: protobuf or JSON, optionally gzip'd.
+"""OTLP/HTTP request bodies → ``ExportTraceServiceRequest`` (and the metrics and logs requests): protobuf or JSON,
+optionally gzip'd.
 
 Both encodings end as the same protobuf message, so the normaliser has one input type and the two encodings give
 identical rows. No FastAPI and no database here: the route passes the body and three headers, and turns a
@@ -53,6 +54,7 @@ import orjson
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
@@ -64,6 +66,8 @@ __all__ = [
     "MalformedPayload",
     "decode_traces",
     "decode_traces_fast",
+    "decode_metrics",
+    "decode_logs",
     "FastTraceRequest",
     "to_fast",
     "decode_key_value",
@@ -138,14 +142,27 @@ def decode_metrics(
     body: bytes, content_type: str, content_encoding: str | None, max_bytes: int
 ) -> ExportMetricsServiceRequest:
     """Decode an OTLP/HTTP ``/v1/metrics`` body (same encodings, limits and errors as :func:`decode_traces`)."""
+    return _decode_standard(ExportMetricsServiceRequest, body, content_type, content_encoding, max_bytes)
+
+
+def decode_logs(
+    body: bytes, content_type: str, content_encoding: str | None, max_bytes: int
+) -> ExportLogsServiceRequest:
+    """Decode an OTLP/HTTP ``/v1/logs`` body (same encodings, limits and errors as :func:`decode_traces`; in
+    JSON a log record's ``traceId``/``spanId`` are hex like a span's)."""
+    return _decode_standard(ExportLogsServiceRequest, body, content_type, content_encoding, max_bytes)
+
+
+def _decode_standard(cls: Any, body: bytes, content_type: str, content_encoding: str | None,
+                     max_bytes: int) -> Any:
     body, is_json = _body(body, content_type, content_encoding, max_bytes)
     if not is_json:
-        return _parse(ExportMetricsServiceRequest, body)
+        return _parse(cls, body)
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
         raise MalformedPayload(f"invalid JSON: {exc}") from None
-    request = ExportMetricsServiceRequest()
+    request = cls()
     json_to_message(document, request)
     return request
 

@@ -38,7 +38,9 @@ from tests.helpers.routes import PUBLIC, Route, app_routes, build_url, header, p
 # Routes that check their key by hand (OTLP answers errors in its own encoding) or accept several scopes.
 SCOPE_OVERRIDES: dict[tuple[str, str], set[str]] = {
     ("POST", "/v1/traces"): {"ingest"},
+    ("POST", "/api/public/otel/v1/traces"): {"ingest"},
     ("POST", "/v1/metrics"): {"ingest"},
+    ("POST", "/v1/logs"): {"ingest"},
     ("GET", "/api/v1/budgets/status"): {"read", "ingest"},
 }
 # dependency function name -> scope it requires (deps._scoped names them require_<scope>)
@@ -108,7 +110,8 @@ BODIES: dict[tuple[str, str], Any] = {
 
 
 def call(client: TestClient, route: Route, url: str, params: dict[str, Any], headers: dict[str, str]):
-    if route.key in (("POST", "/v1/traces"), ("POST", "/v1/metrics")):
+    if route.key in (("POST", "/v1/traces"), ("POST", "/api/public/otel/v1/traces"), ("POST", "/v1/metrics"),
+                     ("POST", "/v1/logs")):
         return client.post(url, content=ExportTraceServiceRequest().SerializeToString(),
                            headers={**headers, "Content-Type": "application/x-protobuf"})
     if route.method in ("POST", "PUT", "PATCH"):

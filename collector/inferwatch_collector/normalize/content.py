@@ -28,16 +28,24 @@ _REDACTION_MARGIN = 4096  # extra characters redacted before the cut, so a secre
 
 def prompt_log_row(facts: SpanFacts, found: Found, model: str, template: str, batch: Batch) -> PromptLogRow | None:
     """The span's redacted prompt and completion, or None when both are empty."""
-    redactor = batch.redactor
-    prompt = _redact_capped(redactor, _content_text(found, PROMPT), batch.redactions)
-    completion = _redact_capped(redactor, _content_text(found, COMPLETION), batch.redactions)
+    return content_row(found, batch.project_id, facts.start_ns, facts.trace_id, facts.span_id, model, template,
+                       batch.redactor, batch.redactions)
+
+
+def content_row(found: Found, project_id: str, start_ns: int, trace_id: str, span_id: str, model: str,
+                template: str, redactor: Redactor, redactions: dict[str, int]) -> PromptLogRow | None:
+    """The redacted prompt and completion of the content ``found`` for one span (from its attributes and events,
+    or from OTLP log events joined to it), or None when both are empty. Replaced entities are added to
+    ``redactions``."""
+    prompt = _redact_capped(redactor, _content_text(found, PROMPT), redactions)
+    completion = _redact_capped(redactor, _content_text(found, COMPLETION), redactions)
     if not prompt and not completion:
         return None
     return PromptLogRow(
-        project_id=batch.project_id,
-        start_time=facts.start_ns // 1000,
-        trace_id=facts.trace_id,
-        span_id=facts.span_id,
+        project_id=project_id,
+        start_time=start_ns // 1000,
+        trace_id=trace_id,
+        span_id=span_id,
         model=model,
         prompt_template=template,
         prompt=prompt,

@@ -29,6 +29,7 @@ from fastapi import APIRouter, HTTPException, Path, Query
 
 from .. import planner
 from ..deps import PromptsPrincipal, ReadPrincipal, StoreDep
+from ..prompt_view import one_per_span
 from ..queries import QueryError, TimeRange, bucket_seconds
 from ..store import Store
 
@@ -526,6 +527,7 @@ def trace_prompts(principal: PromptsPrincipal, store: StoreDep,
     rows = _rows(store, """SELECT span_id, toUnixTimestamp64Milli(start_time) AS start_ms, model, prompt_template,
         prompt, completion, redaction FROM prompt_logs WHERE project_id = {p:String} AND trace_id = {t:String}
         ORDER BY start_time""", {"p": principal.project_id, "t": trace_id})
+    rows = one_per_span(rows)  # a span's content may come in several rows (its span, its log events)
     for row in rows:
         row["start_time"] = datetime.fromtimestamp(row.pop("start_ms") / 1000, timezone.utc).isoformat(
             timespec="milliseconds")

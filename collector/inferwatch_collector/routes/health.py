@@ -68,6 +68,16 @@ def metrics(request: Request) -> str:
           for reason, count in sorted(ingest.rejected_requests.items())),
         "# TYPE inferwatch_metric_points_received_total counter",
         f"inferwatch_metric_points_received_total {ingest.metric_points_received}",
+        "# TYPE inferwatch_log_records_received_total counter",
+        f"inferwatch_log_records_received_total {ingest.log_records_received}",
+        "# TYPE inferwatch_log_records_stored_total counter",
+        f"inferwatch_log_records_stored_total {ingest.log_records_stored}",
+        "# TYPE inferwatch_log_records_dropped_total counter",
+        *(f'inferwatch_log_records_dropped_total{{reason="{reason}"}} {count}'
+          for reason, count in sorted(ingest.log_records_dropped.items())),
+        "# TYPE inferwatch_finish_reason_patches_total counter",
+        *(f'inferwatch_finish_reason_patches_total{{outcome="{outcome}"}} {count}'
+          for outcome, count in sorted(ingest.finish_reason_patches.items())),
         "# TYPE inferwatch_duplicate_requests_total counter",
         f"inferwatch_duplicate_requests_total {ingest.duplicate_requests}",
         "# TYPE inferwatch_rows_written_total counter",

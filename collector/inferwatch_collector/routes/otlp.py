@@ -12,6 +12,9 @@ is validated whole before any of its rows are queued.
 instrumentations) and counts their data points without storing them: every figure they carry (durations, token
 usage, time to first chunk) is in the spans, per call and exact, and the rollups are computed from those. An
 exporter pointed at the collector's base URL therefore succeeds instead of failing with 404 on every batch.
+
+``/api/public/otel/v1/traces`` is the same trace handler at the path the Langfuse SDK (v3+) exports to, so a
+Langfuse app switches by changing only its host and keys (Basic auth: see :func:`..auth.langfuse_pair`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from ..writer import QueueFull, WriteFailed
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ingest"])
 
+#: Where the Langfuse SDK (v3+) exports OTLP/HTTP: ``{LANGFUSE_HOST}/api/public/otel/v1/traces``.
+LANGFUSE_TRACES_PATH = "/api/public/otel/v1/traces"
 _PROTOBUF = "application/x-protobuf"
 _JSON = "application/json"
 _GRPC_CODE = {400: 3, 401: 16, 403: 7, 413: 8, 415: 3, 429: 8, 503: 14}  # google.rpc.Code per HTTP status
@@ -82,15 +87,19 @@ async def _read_body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-@router.post(
-    "/v1/traces",
-    summary="OTLP/HTTP trace export (protobuf or JSON, optional gzip)",
-    responses={400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
-               403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
-               415: {"description": "unsupported content type or encoding"},
-               429: {"description": "rate limit of the key exceeded; retry after Retry-After"},
-               503: {"description": "write queue full or database unavailable; retry after Retry-After"}},
-)
+_TRACE_RESPONSES = {
+    400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
+    403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
+    415: {"description": "unsupported content type or encoding"},
+    429: {"description": "rate limit of the key exceeded; retry after Retry-After"},
+    503: {"description": "write queue full or database unavailable; retry after Retry-After"}}
+
+
+@router.post("/v1/traces", summary="OTLP/HTTP trace export (protobuf or JSON, optional gzip)",
+             responses=_TRACE_RESPONSES)
+@router.post(LANGFUSE_TRACES_PATH, name="export_traces_langfuse", responses=_TRACE_RESPONSES,
+             summary="The same trace export at the Langfuse SDK's path (it authenticates with Basic "
+                     "pk-lf-...:sk-lf-..., see `keys create --langfuse`)")
 async def export_traces(request: Request) -> Response:
     app = request.app
     settings = app.state.settings
