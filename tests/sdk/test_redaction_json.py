@@ -122,3 +122,17 @@ def test_dotted_indexes_are_no_urls_unless_presidio_compatible() -> None:
         assert strict.redact(text).counts == {"URL": 1}, text  # Presidio reads a URL there
     for text in ("mail.163.com", "https://a.0.me/x", "go to www.example.co.uk/path now", '"docs.acme.io"'):
         assert DEFAULT_REDACTOR.redact(text).counts == {"URL": 1}, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.text(string.ascii_letters, min_size=1, max_size=16), key=_keys)
+def test_the_short_word_shortcut_skips_only_what_holds_nothing(word: str, key: str) -> None:
+    """A value of at most 16 ASCII letters is returned without running the recognizers: they find nothing in
+    it, read alone or after its key (a password key excepted: its value is redacted whatever it is)."""
+    wanted = DEFAULT_REDACTOR.entities
+    assert DEFAULT_REDACTOR._redact_text(word, wanted, {}) == word
+    if "pass" not in key.lower() and "pwd" not in key.lower() and "secret" not in key.lower():
+        out = DEFAULT_REDACTOR._redact_text(f"{key}: {word}", wanted, {})  # the key may hold a finding
+        assert out.endswith(word) and not out[:-len(word)][-1:].isalpha(), out  # the word does not
+    assert json.loads(DEFAULT_REDACTOR.redact(json.dumps({"db_password": "hunter", "Secret": "abc"})).text) == {
+        "db_password": "<PASSWORD>", "Secret": "<PASSWORD>"}

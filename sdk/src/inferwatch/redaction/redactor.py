@@ -36,6 +36,8 @@ _JSON_ESCAPE = re.compile(r"\\[\\nrtbf]")  # an escaped backslash, or an escaped
 
 
 _MAX_CONTEXT_KEY = 256  # a JSON value is read after its key when the key is at most this long
+_WORD_MAX = 16  # a word of ASCII letters up to this long holds no finding (see Redactor._WORDS_HOLD_NOTHING)
+_PASSWORD_KEY = re.compile(r"(?i)pass|pwd|secret")  # a key whose value is read as a password (rules.PASSWORD)
 
 
 def _add(counts: dict[str, int], more: dict[str, int]) -> None:
@@ -76,6 +78,10 @@ class Redactor:
 
     SECRET_ENTITIES = SECRET_ENTITIES
     KNOWN_ENTITIES: frozenset[str] = ALL_ENTITIES
+    #: A word of at most _WORD_MAX ASCII letters holds no finding: every pattern needs a digit, punctuation or 20+
+    #: characters, except a password after its key. (JSON values such as "user" or "stop" skip the recognizers.)
+    #: A subclass that finds names (NER) sets it False.
+    _WORDS_HOLD_NOTHING = True
 
     def __init__(self, *, entities: Iterable[str] | None = None, score_threshold: float = 0.0,
                  context: bool = True, presidio_compatible: bool = False,
@@ -143,6 +149,9 @@ class Redactor:
         :mod:`.documents`); a value is read after its key (``"password: <value>"``) so that key-value secrets
         are found, unless a finding reaches into the key (then the value is read alone)."""
         if not text:
+            return text
+        if (self._WORDS_HOLD_NOTHING and len(text) <= _WORD_MAX and text.isascii() and text.isalpha()
+                and (key is None or _PASSWORD_KEY.search(key) is None)):
             return text
         if looks_like_document(text):
             document = parse_document(text)
