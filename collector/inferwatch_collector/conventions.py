@@ -119,6 +119,30 @@ SERVICE_NAME = "service.name"
 SERVER_ADDRESS = "server.address"
 EXCEPTION_TYPE = "exception.type"
 
+# --- free text that can quote user input (error messages, stack traces, queries): stored redacted ----------------
+# Every convention's keys; classify_key puts them in FREE_TEXT, and the attributes map keeps their values
+# redacted (normalize/attributes.py). Anything else whose last components name an error message is free text too.
+EXCEPTION_MESSAGE = "exception.message"  # OTel exception attributes, also set on spans (OpenInference, others)
+EXCEPTION_STACKTRACE = "exception.stacktrace"  # ends with the exception's message
+ERROR_MESSAGE = "error.message"  # OpenLIT (firecrawl and others), many instrumentations
+LF_STATUS_MESSAGE = "langfuse.observation.status_message"  # Langfuse: the error text of an observation
+LF_EXPECTED_OUTPUT = "langfuse.experiment.item.expected_output"  # Langfuse experiments: a dataset answer
+OI_RERANKER_QUERY = "reranker.query"  # OpenInference reranker spans
+OI_FUNCTION_CALL = "llm.function_call"  # OpenInference: a legacy function call with its arguments (JSON)
+OI_CHOICES = "llm.choices"  # OpenInference: legacy completion choices
+OI_ANNOTATION_EXPLANATION = "annotation.explanation"  # OpenInference evaluators' reasons (quote the content)
+OI_EVALUATION_EXPLANATION = "evaluation.explanation"
+FREE_TEXT_KEYS = frozenset({
+    EXCEPTION_MESSAGE, EXCEPTION_STACKTRACE, ERROR_MESSAGE, LF_STATUS_MESSAGE, LF_EXPECTED_OUTPUT,
+    OI_RERANKER_QUERY, OI_FUNCTION_CALL, OI_CHOICES, OI_ANNOTATION_EXPLANATION, OI_EVALUATION_EXPLANATION,
+})  # fmt: skip
+# OpenLIT's gen_ai.framework.error.message, gen_ai.browser.error.message, mcp.error.message,
+# retry.error.message; any *.exception.message, *.status_message, *_error_message
+FREE_TEXT_SUFFIXES = (".error.message", ".exception.message", ".exception.stacktrace", "status_message",
+                      "error_message")  # fmt: skip
+# OpenInference reranker documents (reranker.input_documents.0.document.content, ...)
+FREE_TEXT_PREFIXES = ("reranker.input_documents.", "reranker.output_documents.")
+
 # Alternative spellings, in priority order (ours and current OTel names first)
 PROVIDER_KEYS = (sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, OI_PROVIDER, OI_SYSTEM)
 REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, OI_REQUEST_MODEL_NAME)
@@ -216,6 +240,7 @@ SECRET = 1  # dropped everywhere
 LLM_FIELD = 2  # read into LlmCallRow columns: not repeated in an LLM row's attributes, plain for a SpanRow
 OPERATION = 3  # gen_ai.operation.name: a column of both row types
 DROP_CONTENT = 4  # content we never store (tool definitions): dropped everywhere
+FREE_TEXT = 5  # free text that can quote user input (FREE_TEXT_KEYS): goes to attributes redacted
 CONTENT = 10  # >= 10: content; code - 10 indexes CONTENT_SOURCES
 
 PROMPT, COMPLETION = 0, 1  # the side of a content source
@@ -345,6 +370,8 @@ def _classify_uncached(key: str) -> int:
     last = lowered.rpartition(".")[2]
     if last == "headers" or (last.endswith("token") and not last.endswith(TIMING_TOKEN_SUFFIXES)):
         return SECRET
+    if key in FREE_TEXT_KEYS or lowered.endswith(FREE_TEXT_SUFFIXES) or key.startswith(FREE_TEXT_PREFIXES):
+        return FREE_TEXT
     return PLAIN
 
 

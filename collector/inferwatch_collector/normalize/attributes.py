@@ -3,8 +3,10 @@
 The map holds span attributes, resource attributes and ``otel.scope.name``/``version``, values stringified by
 :func:`.values.to_str`, at most MAX_ATTRIBUTES keys (span keys win a clash and are kept first when capping; the
 number dropped is recorded under DROPPED_ATTRIBUTES_KEY). Keys that :func:`..conventions.classify_key` marks as
-credentials, content or typed columns are left out (column keys of LLM calls stay in the map of other spans). A
-key sent twice in one span: the last value wins and the key keeps its first position, for both input types.
+credentials, content or typed columns are left out (column keys of LLM calls stay in the map of other spans);
+free text that can quote user input (``FREE_TEXT``: error messages, stack traces, Langfuse's status message) is
+kept redacted, whether content is captured or not, and its findings are counted with the content's. A key sent
+twice in one span: the last value wins and the key keeps its first position, for both input types.
 
 Fast input carries each attribute as one encoded ``KeyValue``; most repeat across spans (models, providers,
 flags, small counts), so a bounded memo of ``encoded bytes → entry`` makes the usual attribute one dict lookup.
@@ -14,13 +16,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from ..conventions import CONTENT, KEY_CLASS, LLM_FIELD, OPERATION, PLAIN, SERVICE_NAME, classify_key
+from ..conventions import CONTENT, FREE_TEXT, KEY_CLASS, LLM_FIELD, OPERATION, PLAIN, SERVICE_NAME, classify_key
 from ..otlp_decode import any_value_to_python, decode_key_value
+from ..redaction import DEFAULT_REDACTOR, Redactor
 from .limits import DROPPED_ATTRIBUTES_KEY, MAX_ATTRIBUTE_CHARS, MAX_ATTRIBUTES
 from .values import to_str
 
 # A scanned attribute: (key, Python value, its text for the attributes map (PLAIN keys only, else None), its
-# content source code (>= CONTENT) when the key is content, else 0). Values are shared between spans through
+# content source code (>= CONTENT) when the key is content, FREE_TEXT for free text, else 0). Values are shared between spans through
 # _KV_CACHE: lists and dicts (arrays, kvlists) must never be mutated.
 _Entry = tuple[str, Any, "str | None", int]
 
@@ -29,6 +32,8 @@ _Entry = tuple[str, Any, "str | None", int]
 _KV_CACHE: dict[bytes, _Entry] = {}
 _KV_CACHE_LIMIT = 20_000
 _KV_CACHE_MAX_BYTES = 256
+
+_REDACTION_MARGIN = 256  # characters redacted past MAX_ATTRIBUTE_CHARS
 
 #: (Python values by key, the attributes map (PLAIN keys), content by source code (None: none or not captured))
 Scan = tuple[dict[str, Any], dict[str, str], "dict[int, list[tuple[str, Any]]] | None"]
@@ -44,7 +49,7 @@ def _kv_entry(raw: bytes) -> _Entry:
         text = value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else to_str(value)
         entry: _Entry = (key, value, text, 0)
     else:
-        entry = (key, value, None, code if code >= CONTENT else 0)
+        entry = (key, value, None, code if code >= CONTENT or code == FREE_TEXT else 0)
     if len(raw) <= _KV_CACHE_MAX_BYTES:
         if len(_KV_CACHE) >= _KV_CACHE_LIMIT:
             _KV_CACHE.clear()
@@ -52,8 +57,10 @@ def _kv_entry(raw: bytes) -> _Entry:
     return entry
 
 
-def scan_fast(raws: Iterable[bytes], capture: bool) -> Scan:
-    """Span attributes of a FastTraceRequest in one pass (the hot loop: one dict lookup per repeated attribute)."""
+def scan_fast(raws: Iterable[bytes], capture: bool, redactor: Redactor = DEFAULT_REDACTOR,
+              totals: dict[str, int] | None = None) -> Scan:
+    """Span attributes of a FastTraceRequest in one pass (the hot loop: one dict lookup per repeated attribute).
+    ``redactor`` redacts free text; ``totals`` adds up what it replaced (entity -> count)."""
     cached = _KV_CACHE.get
     attrs: dict[str, Any] = {}
     attributes: dict[str, str] = {}
@@ -66,15 +73,19 @@ def scan_fast(raws: Iterable[bytes], capture: bool) -> Scan:
         attrs[key] = value
         if text is not None:
             attributes[key] = text
-        elif content and capture:
-            if found is None:
-                found = {}
-            found.setdefault(content, []).append((key, value))
+        elif content >= CONTENT:
+            if capture:
+                if found is None:
+                    found = {}
+                found.setdefault(content, []).append((key, value))
+        elif content:
+            attributes[key] = redacted_text(value, redactor, totals)
         # SECRET, DROP_CONTENT and OPERATION never go to attributes; LLM_FIELD keys only on non-LLM spans
     return attrs, attributes, found
 
 
-def scan_standard(key_values: Iterable[Any], capture: bool) -> Scan:
+def scan_standard(key_values: Iterable[Any], capture: bool, redactor: Redactor = DEFAULT_REDACTOR,
+                  totals: dict[str, int] | None = None) -> Scan:
     """The same for the standard message's KeyValue wrappers (callers holding a standard message; the tests'
     independent reference for the fast path)."""
     attrs: dict[str, Any] = {}
@@ -92,11 +103,27 @@ def scan_standard(key_values: Iterable[Any], capture: bool) -> Scan:
             code = classify_key(key)
         if code == PLAIN:
             attributes[key] = value if type(value) is str and len(value) <= MAX_ATTRIBUTE_CHARS else to_str(value)
-        elif code >= CONTENT and capture:
-            if found is None:
-                found = {}
-            found.setdefault(code, []).append((key, value))
+        elif code >= CONTENT:
+            if capture:
+                if found is None:
+                    found = {}
+                found.setdefault(code, []).append((key, value))
+        elif code == FREE_TEXT:
+            attributes[key] = redacted_text(value, redactor, totals)
     return attrs, attributes, found
+
+
+def redacted_text(value: Any, redactor: Redactor, totals: dict[str, int] | None) -> str:
+    """A free-text value as the attributes map keeps it: redacted, then cut to MAX_ATTRIBUTE_CHARS (a little more
+    is redacted than kept, so a finding that straddles the cut is still found)."""
+    text = value if type(value) is str else to_str(value)
+    if not text:
+        return text
+    result = redactor.redact(text[: MAX_ATTRIBUTE_CHARS + _REDACTION_MARGIN])
+    if totals is not None:
+        for entity, n in result.counts.items():
+            totals[entity] = totals.get(entity, 0) + n
+    return result.text[:MAX_ATTRIBUTE_CHARS]
 
 
 def read_fast(raws: Iterable[bytes]) -> dict[str, Any]:

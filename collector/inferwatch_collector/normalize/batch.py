@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable
 
 from ..redaction import Redactor
@@ -66,7 +67,9 @@ class Batch:
         self.price = price
         self.capture = capture
         self.redactor = redactor
-        self.scan = scan_fast if fast else scan_standard
+        self.redactions: dict[str, int] = {}
+        # scan(attributes, capture): free-text attributes are redacted with this batch's redactor and counted
+        self.scan = partial(scan_fast if fast else scan_standard, redactor=redactor, totals=self.redactions)
         self.read = read_fast if fast else read_standard
         self.oldest_ns = now_ns - retention_days * 86_400_000_000_000
         self.newest_ns = now_ns + MAX_FUTURE_SECONDS * 1_000_000_000
@@ -75,7 +78,6 @@ class Batch:
         self.spans: list[SpanRow] = []
         self.prompt_logs: list[PromptLogRow] = []
         self.errors = Errors()
-        self.redactions: dict[str, int] = {}
 
     def result(self, rejected: int) -> NormalizedBatch:
         return NormalizedBatch(self.llm_calls, self.spans, self.prompt_logs, rejected, self.errors.finish(),

@@ -3,7 +3,9 @@
 Content never goes into ``attributes``. With ``content_capture="redacted"`` it is redacted and stored as one
 :class:`PromptLogRow` per span (any kind); with ``"off"`` it is not collected. Where a span carries the same
 content twice (OpenInference's ``input.value`` and ``llm.input_messages.*``), the highest-priority source of
-``conventions.CONTENT_SOURCES`` is kept; system instructions are prepended to the prompt.
+``conventions.CONTENT_SOURCES`` is kept; system instructions are prepended to the prompt, unless the prompt's
+messages already hold them as system messages with the same text (OpenLIT sends ``gen_ai.system_instructions``
+and the system message in ``gen_ai.input.messages``): then the prompt keeps them once.
 """
 
 from __future__ import annotations
@@ -90,8 +92,56 @@ def _content_text(found: Found, side: int) -> str:
     text = _render(best, found[best]) if best is not None else ""
     if side == PROMPT and SYSTEM_INSTRUCTIONS_CODE in found:
         system = _render(SYSTEM_INSTRUCTIONS_CODE, found[SYSTEM_INSTRUCTIONS_CODE])
-        text = f"{system}\n\n{text}" if text else system
+        if not text:
+            text = system
+        elif not _holds_system(text, system):
+            text = f"{system}\n\n{text}"
     return text
+
+
+def _holds_system(prompt: str, system: str) -> bool:
+    """Whether the prompt's messages (a JSON list) carry the system instructions already: the text of its
+    ``system`` messages is the instructions' text, whitespace aside."""
+    wanted = _joined(_texts(_loads(system, system)))
+    if not wanted:
+        return False
+    messages = _loads(prompt, None)
+    if type(messages) is not list:
+        return False
+    held = [text for message in messages if type(message) is dict and message.get("role") == "system"
+            for text in _texts(message.get("content", message.get("parts")))]  # fmt: skip
+    return _joined(held) == wanted
+
+
+def _loads(text: str, otherwise: Any) -> Any:
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return otherwise
+
+
+def _texts(value: Any) -> list[str]:
+    """The texts of a message content: a string, or a list of strings and text parts (``{"type": "text",
+    "content": ...}`` in the GenAI conventions, ``{"type": "text", "text": ...}`` in the providers' shape)."""
+    if type(value) is str:
+        return [value]
+    if type(value) is dict:
+        value = [value]
+    if type(value) is not list:
+        return []
+    out = []
+    for part in value:
+        if type(part) is str:
+            out.append(part)
+        elif type(part) is dict:
+            text = part.get("content", part.get("text"))
+            if type(text) is str:
+                out.append(text)
+    return out
+
+
+def _joined(texts: list[str]) -> str:
+    return " ".join(" ".join(texts).split())
 
 
 def _redact_capped(redactor: Redactor, text: str, totals: dict[str, int]) -> str:

@@ -57,12 +57,17 @@ No pattern matches a placeholder, and where replacing a finding uncovers another
 an overlapping valid one, Presidio's way of validating after ``finditer``), the text is redacted again; checking
 for that costs little, because such a finding can only sit right next to a placeholder (see :mod:`.zones`).
 
-Two deliberate differences, privacy first (``Redactor(presidio_compatible=True)`` drops both):
+Three deliberate differences, two of them privacy first (``Redactor(presidio_compatible=True)`` drops all three):
 
 * US SSN: Presidio treats the published sample numbers 078-05-1120, 123-45-6789 and 987-65-4320 as "not an SSN";
   they are redacted here (they identify nobody, but a prompt holding one is usually a test of exactly this).
 * E-mail: Presidio drops an address whose domain does not end in a public suffix; addresses under reserved and
   internal TLDs (:data:`RESERVED_TLDS`: ``jane@corp.example``, ``ops@build.internal``) are redacted here.
+* URL: a match without scheme with a label of one or two digits after its first is a dotted path with an index,
+  not a host (``items.0.name``; ``contents.0.me`` in the flattened key ``message.contents.0.message_content``),
+  and is left alone; hosts with a numeric label (``mail.163.com``) and every URL with a scheme are still found.
+
+A JSON object or array is redacted value by value, so its keys and structure stay (:mod:`.documents`).
 
 Known differences of the reimplementation (documented by tests; none occurs in the test corpus):
 
@@ -78,7 +83,7 @@ Known differences of the reimplementation (documented by tests; none occurs in t
 Optional NER (PERSON, LOCATION) needs Presidio and an installed spaCy model: see :class:`PresidioRedactor`
 (``pip install 'inferwatch[presidio]'``). This package itself imports nothing outside the standard library.
 
-Modules: :mod:`.redactor` (:class:`Redactor`, :func:`redact`), :mod:`.rules` (entities, secret recognizers,
+Modules: :mod:`.redactor` (:class:`Redactor`, :func:`redact`), :mod:`.documents` (JSON documents), :mod:`.rules` (entities, secret recognizers,
 Presidio's patterns), :mod:`.validators`, :mod:`.recognizers`, :mod:`.scan`, :mod:`.phones`, :mod:`.context`
 (context words), :mod:`.conflicts` (Presidio's overlap resolution), :mod:`.zones` (what to look at again after a
 redaction), :mod:`.ner` (:class:`PresidioRedactor`), :mod:`._data` (generated tables).

@@ -24,6 +24,7 @@ class PresidioRedactor(Redactor):
     """
 
     KNOWN_ENTITIES = ALL_ENTITIES | frozenset(NER_ENTITIES)
+    _WORDS_HOLD_NOTHING = False  # a name is a word
 
     def __init__(self, model: str = "en_core_web_sm", **options: Any) -> None:
         super().__init__(**options)

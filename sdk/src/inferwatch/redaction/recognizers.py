@@ -77,9 +77,13 @@ _EMAIL_DOMAIN = re.compile(r"\w+(?:-+\w+)*(?:\.\w+(?:-+\w+)*)+\b", _F)
 # [a-z0-9.-] and backtracks through ~670 TLD alternatives), so it is only tried at the start of runs that contain
 # '.' followed by a letter: a match starts inside such a run, and a run shorter than 254 characters that has no
 # match at its start has none further in (every match from later in the run is reachable from its start).
+# By default (not ``strict``) a match without scheme that has a label of one or two digits after its first is no
+# URL: it is a dotted path with an index ("messages.0.name"; "contents.0.me" in "contents.0.message_content",
+# the key of a flattened attribute), while hosts keep theirs ("mail.163.com").
 _URL_PATTERNS: tuple[tuple[str, re.Pattern[str], float], ...] = ()
 _URL_DOT_LETTER = re.compile(r"\.[a-z]", _F)
 _URL_RUN_END = re.compile(r"[a-z0-9.\-]*", _F)
+_INDEX_LABEL = re.compile(r"\.\d{1,2}\.")
 
 
 def _url_runs(text: str) -> list[tuple[int, int]]:
@@ -108,10 +112,18 @@ def _url_compiled() -> tuple[tuple[str, re.Pattern[str], float], ...]:
     return _URL_PATTERNS
 
 
-def _urls(scan: _Scan) -> list[_R]:
-    """Presidio's four URL patterns. Each match holds a host, a run of [a-z0-9.-] with '.' and a TLD, so there is
-    none without such a run (``_url_runs``); a quoted match starts at the quote right before a run (or before
-    "http(s)://" right before one), so it is tried only there."""
+def _dotted_index(host: str) -> bool:
+    """Whether a URL without scheme is a dotted path with an index: a label of one or two digits after the first
+    ("items.0.name"; hosts such as "mail.163.com" keep theirs)."""
+    path = host.find("/")
+    return _INDEX_LABEL.search(host, 0, len(host) if path < 0 else path) is not None
+
+
+def _urls(scan: _Scan, strict: bool = True) -> list[_R]:
+    """Presidio's four URL patterns (without scheme: no dotted index unless ``strict``). Each match holds a host, a
+    run of [a-z0-9.-] with '.' and a TLD, so there is none without such a run (``_url_runs``); a quoted match
+    starts at the quote right before a run (or before "http(s)://" right before one), so it is tried only there.
+    A match dropped as a dotted index still moves the scan past it, as ``finditer`` would."""
     text = scan.text
     runs = _url_runs(text)
     if not runs:
@@ -125,7 +137,8 @@ def _urls(scan: _Scan) -> list[_R]:
                                and text.startswith("://", p - 3))
         out += [_R("URL", m.start(), m.end(), s_q, "url") for m in _matches_at(quoted, text, schema_quotes)]
         plain_quotes = [p - 1 for p, _ in runs if p > 0 and text[p - 1] in "\"'"]
-        out += [_R("URL", m.start(), m.end(), s_qn, "url") for m in _matches_at(quoted_non, text, plain_quotes)]
+        out += [_R("URL", m.start(), m.end(), s_qn, "url") for m in _matches_at(quoted_non, text, plain_quotes)
+                if strict or not _dotted_index(m.group(1))]
     pos = 0
     for p, run_end in runs:
         if run_end <= pos:
@@ -137,10 +150,11 @@ def _urls(scan: _Scan) -> list[_R]:
                 m = non_schema.match(text, p)
                 if m is None:
                     break
-                out.append(_R("URL", m.start(), m.end(), s_non, "url"))
+                if strict or not _dotted_index(m.group()):
+                    out.append(_R("URL", m.start(), m.end(), s_non, "url"))
                 pos = p = m.end()  # a match ends inside its run only when its TLD does (then no path follows)
         else:
-            pos = _urls_in_long_run(text, p, run_end, non_schema, s_non, out)
+            pos = _urls_in_long_run(text, p, run_end, non_schema, s_non, out, strict)
         # a match whose path ran past this run continues the scan from its end
     return out
 
@@ -162,7 +176,7 @@ _TLD_AT: re.Pattern[str] | None = None
 
 
 def _urls_in_long_run(text: str, p: int, run_end: int, non_schema: re.Pattern[str], score: float,
-                      out: list[_R]) -> int:
+                      out: list[_R], strict: bool = True) -> int:
     """The "Non schema URL" matches of a run longer than 254 characters, without trying every position: a match
     from ``p`` needs a '.' followed by a TLD within 253 characters (260 with a leading "www\\d{0,3}."), so the
     leftmost start for the next such dot ``q`` is ``q - 253`` (or a "www" a little before it). Returns where the
@@ -195,7 +209,8 @@ def _urls_in_long_run(text: str, p: int, run_end: int, non_schema: re.Pattern[st
         if m is None:  # pragma: no cover - q - 253 always reaches q
             k += 1
             continue
-        out.append(_R("URL", m.start(), m.end(), score, "url"))
+        if strict or not _dotted_index(m.group()):
+            out.append(_R("URL", m.start(), m.end(), score, "url"))
         pos = m.end()
         if pos >= run_end:
             break

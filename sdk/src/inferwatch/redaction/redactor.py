@@ -2,7 +2,8 @@
 their conflicts and writes the placeholders; :data:`DEFAULT_REDACTOR` and :func:`redact` are the shared instance.
 
 A recognizer runs only where it can match (see :mod:`.scan`); after a redaction only the zones next to a
-placeholder are looked at again (:mod:`.zones`). No result is cached across calls: nothing of a text is kept
+placeholder are looked at again (:mod:`.zones`). A JSON document is redacted value by value (:mod:`.documents`).
+No result is cached across calls: nothing of a text is kept
 once a call returns."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ._data import _PHONE_META
 from .conflicts import _remove_duplicates, _replace, _resolve, resolve_conflicts
 from .context import _enhance_using_context
+from .documents import dump_document, looks_like_document, parse_document, redact_values
 from .findings import _R, Finding, RedactionResult
 from .recognizers import (
     _SECRET_PLAN,
@@ -31,6 +33,16 @@ from .scan import _Scan
 from .zones import _Zones
 
 _JSON_ESCAPE = re.compile(r"\\[\\nrtbf]")  # an escaped backslash, or an escaped newline, tab, CR, BS, FF
+
+
+_MAX_CONTEXT_KEY = 256  # a JSON value is read after its key when the key is at most this long
+_WORD_MAX = 16  # a word of ASCII letters up to this long holds no finding (see Redactor._WORDS_HOLD_NOTHING)
+_PASSWORD_KEY = re.compile(r"(?i)pass|pwd|secret")  # a key whose value is read as a password (rules.PASSWORD)
+
+
+def _add(counts: dict[str, int], more: dict[str, int]) -> None:
+    for entity, n in more.items():
+        counts[entity] = counts.get(entity, 0) + n
 
 
 _ESCAPED_AS = {"\\\\": "\\\\", "\\n": "\n ", "\\r": "\r ", "\\t": "\t ", "\\b": "  ", "\\f": "  "}
@@ -59,12 +71,17 @@ class Redactor:
 
     ``entities``: the entity types to look for (default all of :data:`ENTITIES`); ``score_threshold``: findings
     scoring below it are dropped (Presidio's default 0 keeps everything); ``context``: apply the context-word
-    boost; ``presidio_compatible``: drop the two deliberate differences (sample SSNs, reserved e-mail TLDs);
+    boost; ``presidio_compatible``: drop the three deliberate differences (sample SSNs, reserved e-mail TLDs, dotted
+    indexes as URLs);
     ``phone_regions``: regions for national-format phone numbers (Presidio's PhoneRecognizer defaults).
     """
 
     SECRET_ENTITIES = SECRET_ENTITIES
     KNOWN_ENTITIES: frozenset[str] = ALL_ENTITIES
+    #: A word of at most _WORD_MAX ASCII letters holds no finding: every pattern needs a digit, punctuation or 20+
+    #: characters, except a password after its key. (JSON values such as "user" or "stop" skip the recognizers.)
+    #: A subclass that finds names (NER) sets it False.
+    _WORDS_HOLD_NOTHING = True
 
     def __init__(self, *, entities: Iterable[str] | None = None, score_threshold: float = 0.0,
                  context: bool = True, presidio_compatible: bool = False,
@@ -113,6 +130,10 @@ class Redactor:
     def redact(self, text: str, *, entities: Iterable[str] | None = None) -> RedactionResult:
         """Replace every finding by ``<ENTITY_TYPE>``; ``entities`` narrows the types (e.g. SECRET_ENTITIES).
 
+        A JSON object or array (the text starts with ``{`` or ``[`` and parses) keeps its keys and structure:
+        only its string values and numbers are redacted, and when one changed the document is written again as
+        compact JSON (still valid JSON; unchanged documents are returned as they came). See :mod:`.documents`.
+
         The result is stable: redacting it again changes nothing. (Rarely, replacing one finding uncovers
         another: Presidio's patterns are applied with ``finditer`` and validated afterwards, so a candidate that
         fails its check can hide a valid one that overlaps it, as in "00101-1000 500000000001 0008" where the
@@ -120,7 +141,41 @@ class Redactor:
         counts: dict[str, int] = {}
         if not text:
             return RedactionResult(text, counts)
-        wanted = self._pick(entities)
+        return RedactionResult(self._redact(text, self._pick(entities), counts), counts)
+
+    # -- internals ------------------------------------------------------------------------------------------------
+    def _redact(self, text: str, wanted: frozenset[str], counts: dict[str, int], key: str | None = None) -> str:
+        """``text`` redacted, counting into ``counts``. A JSON object or array is redacted value by value (see
+        :mod:`.documents`); a value is read after its key (``"password: <value>"``) so that key-value secrets
+        are found, unless a finding reaches into the key (then the value is read alone)."""
+        if not text:
+            return text
+        if (self._WORDS_HOLD_NOTHING and len(text) <= _WORD_MAX and text.isascii() and text.isalpha()
+                and (key is None or _PASSWORD_KEY.search(key) is None)):
+            return text
+        if looks_like_document(text):
+            document = parse_document(text)
+            if document is not None:
+                found: dict[str, int] = {}
+                try:
+                    redacted, changed = redact_values(
+                        document, lambda value, under: self._redact(value, wanted, found, under))
+                except RecursionError:  # deeper than the stack allows: read as text
+                    pass
+                else:
+                    _add(counts, found)
+                    return dump_document(redacted) if changed else text
+        if key is not None and len(key) <= _MAX_CONTEXT_KEY:
+            head = key + ": "
+            found = {}
+            out = self._redact_text(head + text, wanted, found)
+            if out.startswith(head):
+                _add(counts, found)
+                return out[len(head):]
+        return self._redact_text(text, wanted, counts)
+
+    def _redact_text(self, text: str, wanted: frozenset[str], counts: dict[str, int]) -> str:
+        """``text`` redacted as text (a JSON document too: see :func:`json_view`), counting into ``counts``."""
         read = json_view(text)  # what the recognizers read: the same positions (see json_view)
         scan = _Scan(read)  # (kept: which secrets' literals occur, for _finds_anything)
         results = self._analyze(read, wanted, scan)
@@ -133,16 +188,14 @@ class Redactor:
             if replaced == out:  # pragma: no cover - no pattern matches a placeholder
                 break
             out = replaced
-            for entity, n in written.items():
-                counts[entity] = counts.get(entity, 0) + n
+            _add(counts, written)
             read = json_view(out)
             if not self._finds_anything(read, wanted, frozenset(scan.secret_hits)):
                 break
             scan = _Scan(read)
             results = self._analyze(read, wanted, scan)
-        return RedactionResult(out, counts)
+        return out
 
-    # -- internals ------------------------------------------------------------------------------------------------
     def _pick(self, entities: Iterable[str] | None) -> frozenset[str]:
         if entities is None:
             return self.entities
@@ -209,7 +262,7 @@ class Redactor:
         strict, regions = self.presidio_compatible, self.phone_regions
         return (
             ("EMAIL_ADDRESS", lambda scan: _emails(scan, strict) if "@" in scan.text else []),
-            ("URL", _urls),
+            ("URL", lambda scan: _urls(scan, strict)),
             ("CRYPTO", _crypto),
             ("IBAN_CODE", _ibans),
             ("IP_ADDRESS", _ips),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ._data import _URL_TLDS
 from .validators import jwt_header_valid
 
-POLICY = "inferwatch-redact/2"
+POLICY = "inferwatch-redact/3"
 """Name/version of the default rules (stored with every prompt log row); bumped whenever a rule changes."""
 
 PII_ENTITIES: tuple[str, ...] = (
