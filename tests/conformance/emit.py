@@ -96,7 +96,10 @@ def setup(slug: str) -> None:
 
         Langfuse(public_key="pk-lf-test", secret_key="sk-lf-test", base_url=RECEIVER)
     elif slug == "otel-contrib-openai":
-        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+        # Content capture on, as log events: with opentelemetry-util-genai >= 1.0 the instrumentation is always on
+        # the latest conventions, where "true" means no content; event_only sends gen_ai.* events to /v1/logs.
+        os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+        os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "event_only"
         from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
         OpenAIInstrumentor().instrument(tracer_provider=otel_tracer_provider(),

@@ -64,7 +64,11 @@ LIBRARIES: tuple[Library, ...] = (
             "The Langfuse SDK (v3+ is OpenTelemetry-based): the langfuse.openai drop-in client and @observe; its "
             "exporter posts to {host}/api/public/otel/v1/traces with HTTP Basic auth (public:secret key)."),
     Library("otel-contrib-openai", "opentelemetry-instrumentation-openai-v2",
-            ("opentelemetry-instrumentation-openai-v2==2.4b0", OPENAI, *OTEL), "openai", "otel-contrib-openai",
+            # it imports httpx without declaring it (openai 3.x moved to httpx2), and its util-genai floor lets pip
+            # pick 1.2b0+, which dropped the module it imports (util.genai.instruments): 1.1b0 is the last that works
+            ("opentelemetry-instrumentation-openai-v2==2.4b0", "opentelemetry-util-genai==1.1b0", "httpx==0.28.1",
+             OPENAI, *OTEL), "openai",
+            "otel-contrib-openai",
             "The OpenTelemetry contrib OpenAI instrumentation (openai-v2); content capture on, so prompts and "
             "completions go out as gen_ai.* log events on /v1/logs."),
     Library("openllmetry-openai", "opentelemetry-instrumentation-openai",
