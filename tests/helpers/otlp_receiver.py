@@ -1,4 +1,5 @@
-"""A local OTLP/HTTP receiver on 127.0.0.1 (a tiny http.server in a thread) for the SDK export tests."""
+"""A local OTLP/HTTP receiver on 127.0.0.1 (a tiny http.server in a thread) for the SDK export tests and the
+conformance recorder (tests/conformance/record.py)."""
 
 from __future__ import annotations
 
@@ -11,17 +12,21 @@ from typing import Any
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 HOLD_LIMIT_S = 120.0  # a held request is let go by itself after this (and ``gave_up`` says so)
+LANGFUSE_TRACES_PATH = "/api/public/otel/v1/traces"  # where the Langfuse SDK's exporter posts
 
 
 class Receiver:
-    """Records every POST (decompressed body); answers per path with a status code, optionally after a delay.
+    """Records every POST (path, lowercased headers, decompressed body); answers per path with a status code
+    (200 for the OTLP paths /v1/traces, /v1/logs, /v1/metrics and Langfuse's, 404 elsewhere), optionally after a
+    delay. A success has an empty body: zero bytes of protobuf, or ``{}`` to a JSON request.
 
     ``hold``: while it is set, requests wait for :meth:`release` before they are answered (``answered`` counts the
     answers given), so that a test can show what happened while the collector had not answered anything."""
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, str], bytes]] = []
-        self.status: dict[str, int] = {"/v1/traces": 200, "/v1/metrics": 200}
+        self.status: dict[str, int] = {"/v1/traces": 200, "/v1/metrics": 200, "/v1/logs": 200,
+                                       LANGFUSE_TRACES_PATH: 200}
         self.delay_s = 0.0
         self.hold = False
         self.answered = 0
@@ -40,10 +45,14 @@ class Receiver:
                 if receiver.delay_s:
                     time.sleep(receiver.delay_s)
                 receiver.answered += 1
-                self.send_response(receiver.status.get(self.path, 404))
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", "0")
+                status = receiver.status.get(self.path, 404)
+                is_json = self.headers.get("Content-Type", "").startswith("application/json")
+                answer = b"{}" if is_json and status == 200 else b""
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json" if is_json else "application/x-protobuf")
+                self.send_header("Content-Length", str(len(answer)))
                 self.end_headers()
+                self.wfile.write(answer)
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -1,0 +1,127 @@
+"""The recorded conformance fixtures (tests/fixtures/conformance, made by tests/conformance/record.py): list them,
+load them, and turn them back into OTLP requests that the collector accepts today.
+
+A recording holds each OTLP request a real instrumentation library sent, as OTLP JSON with proto field names
+(ids base64, 64-bit numbers as strings). :func:`requests_of` re-encodes each one as the library sent it (protobuf,
+gzip where it was gzipped) with every timestamp moved by one offset, so the newest ends just before ``now_ns``:
+the collector drops spans older than its retention, and recordings age. Ids and durations are kept intact.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
+EXPECTED_SUFFIX = ".expected.json"
+MARGIN_NS = 1_000_000  # the newest timestamp lands 1 ms before now
+
+
+def fixtures() -> list[tuple[str, str]]:
+    """(library slug, scenario) of every recording, sorted."""
+    return sorted((p.parent.name, p.name[: -len(".json")]) for p in FIXTURES.glob("*/*.json")
+                  if not p.name.endswith(EXPECTED_SUFFIX))
+
+
+def load(slug: str, scenario: str) -> dict[str, Any]:
+    """The recording of ``scenario`` under ``slug`` (see tests/conformance/record.py for its fields)."""
+    return json.loads((FIXTURES / slug / f"{scenario}.json").read_text())
+
+
+def expected(slug: str, scenario: str) -> list[dict[str, Any]]:
+    """The hand-checked rows for a recording: one entry per provider request, in start-time order, each with
+    the row's expected fields and a ``why`` (where its numbers come from)."""
+    return json.loads((FIXTURES / slug / f"{scenario}{EXPECTED_SUFFIX}").read_text())
+
+
+def _timestamps(node: Any) -> list[int]:
+    if isinstance(node, dict):
+        found = [int(v) for k, v in node.items() if k.endswith("_unix_nano") and int(v)]
+        for v in node.values():
+            found.extend(_timestamps(v))
+        return found
+    if isinstance(node, list):
+        return [t for item in node for t in _timestamps(item)]
+    return []
+
+
+def _shifted(node: Any, offset: int) -> Any:
+    if isinstance(node, dict):
+        return {k: (str(int(v) + offset) if k.endswith("_unix_nano") and int(v) else _shifted(v, offset))
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_shifted(item, offset) for item in node]
+    return node
+
+
+def requests_of(fixture: dict[str, Any], now_ns: int) -> list[tuple[str, dict[str, str], bytes]]:
+    """(path, headers, body) of each recorded request in order, timestamps shifted (see the module docstring).
+
+    Headers are the recorded ``Content-Type``, ``Content-Encoding`` and ``Authorization`` (the caller replaces
+    the last with a key of its own)."""
+    newest = max((t for r in fixture["requests"] for t in _timestamps(r["otlp_json"])), default=now_ns)
+    offset = now_ns - MARGIN_NS - newest
+    out = []
+    for request in fixture["requests"]:
+        recorded = request["headers"]
+        document = _shifted(request["otlp_json"], offset)
+        content_type = recorded.get("content-type", "application/x-protobuf")
+        if content_type.startswith("application/json"):
+            body = json.dumps(document).encode()
+        else:
+            message = ExportLogsServiceRequest() if request["path"].endswith("/v1/logs") \
+                else ExportTraceServiceRequest()
+            body = json_format.ParseDict(document, message).SerializeToString()
+        headers = {"Content-Type": content_type}
+        if recorded.get("content-encoding") == "gzip":
+            body = gzip.compress(body)
+            headers["Content-Encoding"] = "gzip"
+        if "authorization" in recorded:
+            headers["Authorization"] = recorded["authorization"]
+        out.append((request["path"], headers, body))
+    return out
+
+
+def hex_id(value: str) -> str:
+    """A recorded (base64) trace or span id as the lowercase hex the collector stores."""
+    return base64.b64decode(value).hex()
+
+
+def trace_ids(fixture: dict[str, Any]) -> set[str]:
+    """The hex trace ids of every span and log record in the recording."""
+    ids = set()
+    for request in fixture["requests"]:
+        doc = request["otlp_json"]
+        for rs in doc.get("resource_spans", []):
+            for ss in rs.get("scope_spans", []):
+                ids.update(hex_id(s["trace_id"]) for s in ss.get("spans", []) if s.get("trace_id"))
+        for rl in doc.get("resource_logs", []):
+            for sl in rl.get("scope_logs", []):
+                ids.update(hex_id(r["trace_id"]) for r in sl.get("log_records", []) if r.get("trace_id"))
+    return ids
+
+
+def spans_of(fixture: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every recorded span (OTLP JSON) with its scope name under ``"_scope"``."""
+    out = []
+    for request in fixture["requests"]:
+        for rs in request["otlp_json"].get("resource_spans", []):
+            for ss in rs.get("scope_spans", []):
+                out.extend({**s, "_scope": ss.get("scope", {}).get("name", "")} for s in ss.get("spans", []))
+    return out
+
+
+def settle(app: Any) -> None:
+    """Let the collector finish merging duplicate rows of one provider request: calls
+    ``app.state.call_pairing.settle_all()`` where the app has that component (it holds third-party LLM rows a few
+    seconds to pair the spans of one request); a no-op where it does not."""
+    pairing = getattr(getattr(app, "state", None), "call_pairing", None)
+    if pairing is not None:
+        pairing.settle_all()
