@@ -42,8 +42,6 @@ class PairingStats:
     late_merges: int = 0  # of those, absorbed into a row written before they arrived
     settle_failures: int = 0
     recovered_calls: int = 0
-    finish_reasons_applied: int = 0
-    finish_reasons_unmatched: int = 0
 
 
 @dataclass
@@ -83,7 +81,7 @@ class CallPairing:
 
     def patch_finish_reasons(self, project_id: str, reasons: dict[tuple[str, str], str]) -> int:
         """Give held calls that lack a finish reason the one a log event reported ((trace_id, span_id) ->
-        reason). Returns how many were applied; the others are counted as unmatched."""
+        reason). Returns how many were applied (the logs route counts both outcomes)."""
         applied = 0
         with self._lock:
             for (trace_id, span_id), reason in reasons.items():
@@ -96,8 +94,6 @@ class CallPairing:
                     refusal=entry.call.row.refusal or reason in REFUSAL_REASONS)
                 entry.call = HeldCall(row, entry.call.logs)
                 applied += 1
-            self.stats.finish_reasons_applied += applied
-            self.stats.finish_reasons_unmatched += len(reasons) - applied
         return applied
 
     @property
@@ -266,7 +262,4 @@ class CallPairing:
             f"inferwatch_pairing_settle_failures_total {stats.settle_failures}",
             "# TYPE inferwatch_pairing_recovered_calls_total counter",
             f"inferwatch_pairing_recovered_calls_total {stats.recovered_calls}",
-            "# TYPE inferwatch_log_finish_reasons_total counter",
-            f'inferwatch_log_finish_reasons_total{{outcome="applied"}} {stats.finish_reasons_applied}',
-            f'inferwatch_log_finish_reasons_total{{outcome="unmatched"}} {stats.finish_reasons_unmatched}',
         ]
