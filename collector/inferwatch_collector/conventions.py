@@ -225,6 +225,9 @@ PROVIDER_ALIASES = {
     "mistralai": "mistral_ai",
     "watsonx": "ibm.watsonx.ai",
 }
+#: Instrumentation scopes of provider clients' own spans: they read the provider's response as it came (its
+#: finish reason, usage), so a merged row takes those facts from them first (see ``pairing/merge.py``).
+PROVIDER_CLIENT_SCOPES = frozenset({"com.anthropic.sdk.python"})
 KNOWN_PROVIDERS = frozenset(
     {
         "openai", "anthropic", "aws.bedrock", "azure.ai.openai", "azure.ai.inference", "gcp.gemini",

@@ -80,7 +80,7 @@ def metric(client: TestClient, name: str) -> float:
 # --- matching ---------------------------------------------------------------------------------------------------
 def view(span_id: str, scope: str, *, parent: str = "", response_id: str = "", start: int = 0, end: int = 1000,
          model: str = "claude-sonnet-4-5", trace: str = "t1", provider: str = "anthropic") -> CallView:
-    return CallView(span_id, parent, trace, response_id, provider, model, "", start, end, scope)
+    return CallView(span_id, parent, trace, response_id, provider, model, "", start, end, scope, "svc")
 
 
 def ids(groups: list[list[CallView]]) -> list[set[str]]:

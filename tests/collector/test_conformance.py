@@ -36,14 +36,10 @@ CASES = fixtures()
 
 
 def _auth_header(path: str, ingest_key: str) -> str:
-    """Bearer for OTLP paths; for Langfuse's path, Basic with the key's Langfuse-style pair, or a skip."""
+    """Bearer for OTLP paths; for Langfuse's path, Basic with the key's Langfuse-style pair."""
     if path != LANGFUSE_PATH:
         return f"Bearer {ingest_key}"
-    pair = getattr(auth, "langfuse_pair", None)
-    if pair is None:
-        pytest.skip("no Langfuse-style key pair yet (inferwatch_collector.auth.langfuse_pair(key) -> "
-                    "(public, secret) is what this test uses to send Langfuse's Basic auth)")
-    public, secret = pair(ingest_key)
+    public, secret = auth.langfuse_pair(ingest_key)
     return "Basic " + base64.b64encode(f"{public}:{secret}".encode()).decode()
 
 
@@ -83,8 +79,9 @@ def _row_problems(index: int, row: dict[str, Any], want: dict[str, Any]) -> list
 
 
 @pytest.mark.parametrize(("slug", "scenario"), CASES, ids=[f"{slug}/{scenario}" for slug, scenario in CASES])
-def test_recorded_library_lands_one_right_row_per_provider_request(client: TestClient, store: Any, keys: Keys,
-                                                                   slug: str, scenario: str) -> None:
+def test_recorded_library_lands_one_right_row_per_provider_request(unsettled_client: TestClient, store: Any,
+                                                                   keys: Keys, slug: str, scenario: str) -> None:
+    client = unsettled_client  # every request of the recording arrives inside one pairing window, as it did live
     fixture = load(slug, scenario)
     wanted = expected(slug, scenario)
     assert len(wanted) == fixture["provider_requests"], "the expected file must have one entry per request"

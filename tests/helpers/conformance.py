@@ -119,9 +119,5 @@ def spans_of(fixture: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def settle(app: Any) -> None:
-    """Let the collector finish merging duplicate rows of one provider request: calls
-    ``app.state.call_pairing.settle_all()`` where the app has that component (it holds third-party LLM rows a few
-    seconds to pair the spans of one request); a no-op where it does not."""
-    pairing = getattr(getattr(app, "state", None), "call_pairing", None)
-    if pairing is not None:
-        pairing.settle_all()
+    """End the pairing window now: every held LLM row is merged with its twins and written."""
+    app.state.call_pairing.settle_all()

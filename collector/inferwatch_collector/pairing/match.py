@@ -6,8 +6,10 @@ spans for one request, which keeps parallel calls of one library apart) and:
 1. both carry a response id: it is the same (provider ids are unique); or, without two ids,
 2. one is the other's parent, and that parent has no other LLM child from another scope (a generation that wraps
    two calls is not merged with either), or
-3. they are siblings (same parent, or both roots) whose time intervals overlap and whose models agree (equal, or
-   one a dated snapshot of the other: ``claude-sonnet-4-5`` and ``claude-sonnet-4-5-20250929``).
+3. they are siblings (same parent) whose time intervals overlap and whose models agree (equal, or one a dated
+   snapshot of the other: ``claude-sonnet-4-5`` and ``claude-sonnet-4-5-20250929``); or
+4. both are roots of their own traces (a library that starts a new trace beside the client's), of one service, with
+   agreeing models, starting and ending within :data:`ROOT_TOLERANCE_US` of each other.
 
 Providers, when both are known, must agree. When a span has several candidates, it is paired with the closest in
 time; a group never holds two spans of one scope. :func:`group_calls` returns the groups.
@@ -19,6 +21,9 @@ from typing import Iterable, NamedTuple, Sequence
 
 from ..rows import LlmCallRow
 from .held import SCOPE_KEY
+
+
+ROOT_TOLERANCE_US = 250_000
 
 
 class CallView(NamedTuple):
@@ -34,12 +39,13 @@ class CallView(NamedTuple):
     start_time: int  # µs
     end_time: int
     scope: str
+    service: str
 
     @classmethod
     def of(cls, row: LlmCallRow) -> "CallView":
         return cls(row.span_id, row.parent_span_id, row.trace_id, row.response_id, row.provider,
                    row.request_model, row.response_model, row.start_time, row.end_time,
-                   row.attributes.get(SCOPE_KEY, ""))
+                   row.attributes.get(SCOPE_KEY, ""), row.service_name)
 
 
 def models_agree(a: CallView, b: CallView) -> bool:
@@ -61,7 +67,9 @@ def same_request(a: CallView, b: CallView, llm_children: dict[str, int]) -> bool
     if a.response_id and b.response_id:
         return a.response_id == b.response_id
     if a.trace_id != b.trace_id:
-        return False
+        return (not a.parent_span_id and not b.parent_span_id and a.service == b.service
+                and abs(a.start_time - b.start_time) <= ROOT_TOLERANCE_US
+                and abs(a.end_time - b.end_time) <= ROOT_TOLERANCE_US and models_agree(a, b))
     if b.parent_span_id == a.span_id:
         return llm_children.get(a.span_id, 0) == 1
     if a.parent_span_id == b.span_id:

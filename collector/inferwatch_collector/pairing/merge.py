@@ -1,9 +1,11 @@
 """One row from the spans of one provider request. Pure functions.
 
 The kept span gives the row its identity (ids, times, span name, service); every other fact is the union of what
-the spans said: the first non-empty label in the order kept, then the others; token counts, tool calls and
-response size their maximum (a library that does not know a token type reports none of it, it never reports too
-many); flags (streamed, error, refusal, truncated, cache hit) set when any span sets them; ``usage_missing`` only
+the spans said: the first non-empty label in the order kept, then the others, except the facts of the response
+(its id, model, finish reason, usage), which a provider client's own span (``PROVIDER_CLIENT_SCOPES``) gives
+first, as the provider sent them (instrumentations map finish reasons to their own words, and miscount now and
+then); token counts, tool calls and response size otherwise their maximum (a library that does not know a token
+type reports none of it); flags (streamed, error, refusal, truncated, cache hit) set when any span sets them; ``usage_missing`` only
 when no span reported usage. The cost is priced again from the merged usage. The other spans become span rows
 (``spans``, shown in the trace view) marked ``inferwatch.merged_into``, and the kept row's attributes name them
 in ``inferwatch.merged_span_ids``.
@@ -13,16 +15,20 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from ..conventions import PROVIDER_CLIENT_SCOPES
 from ..normalize.batch import Pricer
 from ..normalize.limits import MAX_ATTRIBUTES
 from ..rows import LlmCallRow, PromptLogRow, SpanRow
+from .held import SCOPE_KEY
 
 MERGED_INTO = "inferwatch.merged_into"
 MERGED_SPAN_IDS = "inferwatch.merged_span_ids"
-_LABELS = ("response_id", "request_model", "response_model", "provider", "finish_reason", "feature",
-           "prompt_template", "prompt_version", "experiment", "variant", "user_hash")
-_MAXIMA = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
-           "cache_write_1h_tokens", "tool_calls", "tool_call_failures", "response_chars")
+_LABELS = ("request_model", "provider", "feature", "prompt_template", "prompt_version", "experiment", "variant",
+           "user_hash")
+_RESPONSE_LABELS = ("response_id", "response_model", "finish_reason")
+_TOKENS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+           "cache_write_1h_tokens")
+_MAXIMA = ("tool_calls", "tool_call_failures", "response_chars")
 _ANY = ("streamed", "refusal", "truncated", "cache_hit")
 
 
@@ -44,8 +50,15 @@ def merged_row(rows: Sequence[LlmCallRow], price: Pricer | None) -> LlmCallRow:
     if len(rows) == 1:
         return kept
     changes: dict[str, object] = {}
+    from_client = [row for row in rows if row.attributes.get(SCOPE_KEY) in PROVIDER_CLIENT_SCOPES]
+    response_first = from_client + [row for row in rows if row not in from_client]
     for name in _LABELS:
         changes[name] = _first(getattr(row, name) for row in rows) or ""
+    for name in _RESPONSE_LABELS:
+        changes[name] = _first(getattr(row, name) for row in response_first) or ""
+    usage = next((row for row in from_client if not row.usage_missing), None)
+    for name in _TOKENS:
+        changes[name] = getattr(usage, name) if usage is not None else max(getattr(row, name) for row in rows)
     for name in _MAXIMA:
         changes[name] = max(getattr(row, name) for row in rows)
     for name in _ANY:

@@ -25,7 +25,7 @@ from ..normalize.batch import Pricer
 from ..rows import LlmCallRow, PromptLogRow, SpanRow
 from ..store import Store
 from .held import HeldCall, from_payload
-from .match import CallView, group_calls
+from .match import ROOT_TOLERANCE_US, CallView, group_calls
 from .merge import absorbed_span, kept_first, merged_row, moved_logs
 
 log = logging.getLogger(__name__)
@@ -123,6 +123,7 @@ class CallPairing:
                 traces = {(project, self._pending[(project, span)].call.row.trace_id) for project, span in due}
                 batch = {(project, span): self._pending[(project, span)]
                          for project, trace in traces for span in self._by_trace.get((project, trace), ())}
+                batch.update(self._roots_beside(due))
             by_project: dict[str, list[_Entry]] = defaultdict(list)
             for (project, _), entry in batch.items():
                 by_project[project].append(entry)
@@ -134,6 +135,21 @@ class CallPairing:
                     self.stats.settle_failures += 1
                     log.exception("settling held LLM calls of a project failed; they stay held and are retried")
             return settled
+
+    def _roots_beside(self, due: set[tuple[str, str]]) -> dict[tuple[str, str], _Entry]:
+        """Held root calls, of any trace, near a due root call of their project (rule 4 of :mod:`.match`)."""
+        windows: dict[str, tuple[int, int]] = {}
+        for key in due:
+            row = self._pending[key].call.row
+            if not row.parent_span_id:
+                low, high = windows.get(key[0], (row.start_time, row.end_time))
+                windows[key[0]] = (min(low, row.start_time), max(high, row.end_time))
+        if not windows:
+            return {}
+        return {key: entry for key, entry in self._pending.items()
+                if not entry.call.row.parent_span_id and key[0] in windows
+                and windows[key[0]][0] - ROOT_TOLERANCE_US <= entry.call.row.start_time
+                and entry.call.row.end_time <= windows[key[0]][1] + ROOT_TOLERANCE_US}
 
     def _settle_project(self, project: str, entries: list[_Entry], due: set[tuple[str, str]]) -> int:
         calls = {entry.call.row.span_id: entry for entry in entries}
@@ -186,7 +202,8 @@ class CallPairing:
         rows = [entry.call.row for entry in entries]
         result = self._store.query(
             "SELECT span_id, parent_span_id, trace_id, response_id, provider, request_model, response_model,"
-            " toUnixTimestamp64Micro(start_time), toUnixTimestamp64Micro(end_time), attributes['otel.scope.name']"
+            " toUnixTimestamp64Micro(start_time), toUnixTimestamp64Micro(end_time), attributes['otel.scope.name'],"
+            " service_name"
             f" FROM {self._store.table('llm_calls')}"
             " WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}"
             " AND start_time BETWEEN fromUnixTimestamp64Micro({low:Int64}) AND fromUnixTimestamp64Micro({high:Int64})",
