@@ -40,6 +40,15 @@ def one_per_span(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(merged.values())
 
 
+def covers(texts: list[str], text: str) -> bool:
+    """Whether ``text`` adds nothing to ``texts``: it is empty, or equal to or contained in one of them (compared
+    as canonical JSON where they are JSON)."""
+    if not text:
+        return True
+    key = _canonical(text)
+    return any(key in _canonical(other) for other in texts if other)
+
+
 def _canonical(text: str) -> str:
     try:
         return orjson.dumps(orjson.loads(text), option=orjson.OPT_SORT_KEYS).decode()

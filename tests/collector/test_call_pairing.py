@@ -21,6 +21,7 @@ from inferwatch_collector.pairing.merge import merged_row
 from inferwatch_collector.rows import HeldCallRow
 from inferwatch_server.app import create_app
 from tests.helpers import payloads as p
+from tests.helpers.conformance import load, split_by_scope, trace_ids
 from tests.helpers.factories import llm_call as llm_row
 
 NATIVE = "com.anthropic.sdk.python"
@@ -159,6 +160,26 @@ def test_twins_in_two_requests_seconds_apart_become_one_row(unsettled_client, st
     prompt_spans = store.query("SELECT span_id FROM inferwatch.prompt_logs WHERE trace_id = {t:String}",
                                {"t": trace.hex()}).result_rows
     assert prompt_spans == [(outer.hex(),)]
+
+
+@pytest.mark.parametrize("slug", ["openinference-anthropic", "openllmetry-anthropic"])
+@pytest.mark.parametrize("order", ["as recorded", "reversed"])
+def test_recorded_twins_sent_apart_become_one_row(unsettled_client, store, keys, slug: str, order: str) -> None:
+    # The real spans of one request (recorded: anthropic 2.17's own span + the library's), each scope in its own
+    # OTLP request 1.5 s apart, as two batches of an exporter would arrive.
+    fixture = load(slug, "cached_reasoning")
+    bodies = split_by_scope(fixture, time.time_ns())
+    assert len(bodies) == 2
+    for body in bodies if order == "as recorded" else bodies[::-1]:
+        response = unsettled_client.post("/v1/traces", content=body, headers={
+            "Authorization": f"Bearer {keys.ingest}", "Content-Type": "application/x-protobuf"})
+        assert response.status_code == 200
+        time.sleep(1.5)
+    unsettled_client.app.state.call_pairing.settle_all()
+    rows = store.query(
+        "SELECT cache_write_tokens, reasoning_tokens, finish_reason, round(cost_usd, 6) FROM inferwatch.llm_calls"
+        " WHERE trace_id IN {t:Array(String)}", {"t": sorted(trace_ids(fixture))}).result_rows
+    assert rows == [(64, 32, "end_turn", 0.001239)]  # tests/fixtures/conformance/*/cached_reasoning.expected.json
 
 
 def test_a_twin_arriving_after_its_partner_settled_is_absorbed(unsettled_client, store, keys) -> None:

@@ -121,3 +121,17 @@ def spans_of(fixture: dict[str, Any]) -> list[dict[str, Any]]:
 def settle(app: Any) -> None:
     """End the pairing window now: every held LLM row is merged with its twins and written."""
     app.state.call_pairing.settle_all()
+
+
+def split_by_scope(fixture: dict[str, Any], now_ns: int) -> list[bytes]:
+    """The recording's trace spans as one OTLP protobuf request per instrumentation scope (the scopes' order as
+    recorded; timestamps shifted as in :func:`requests_of`): what two exporters, or two batches, send apart."""
+    newest = max((t for r in fixture["requests"] for t in _timestamps(r["otlp_json"])), default=now_ns)
+    offset = now_ns - MARGIN_NS - newest
+    bodies = []
+    for request in fixture["requests"]:
+        for resource_spans in _shifted(request["otlp_json"], offset).get("resource_spans", []):
+            for scope_spans in resource_spans.get("scope_spans", []):
+                alone = {"resource_spans": [{**resource_spans, "scope_spans": [scope_spans]}]}
+                bodies.append(json_format.ParseDict(alone, ExportTraceServiceRequest()).SerializeToString())
+    return bodies

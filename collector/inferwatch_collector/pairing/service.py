@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 from ..conventions import REFUSAL_REASONS, TRUNCATION_REASONS
 from ..native import encode_rows
 from ..normalize.batch import Pricer
+from ..prompt_view import covers
 from ..rows import LlmCallRow, PromptLogRow, SpanRow
 from ..store import Store
 from .held import HeldCall, from_payload
@@ -179,6 +180,7 @@ class CallPairing:
             span_rows.extend(absorbed_span(other, row.span_id) for other in rows[1:])
             logs.extend(moved_logs(row, {entry.call.row.span_id: entry.call.logs for entry in held}))
             merged += len(rows) - 1
+        logs = self._not_yet_written(project, logs)
         tables = {name: encode_rows(name, rows) for name, rows in
                   (("llm_calls", llm_rows), ("spans", span_rows), ("prompt_logs", logs)) if rows}
         if tables:
@@ -196,6 +198,25 @@ class CallPairing:
             self.stats.merged_spans += merged
             self.stats.late_merges += late
         return len(groups)
+
+    def _not_yet_written(self, project: str, logs: list[PromptLogRow]) -> list[PromptLogRow]:
+        """``logs`` less those whose prompt and completion are already stored for their span: the same content
+        sent as GenAI log events to ``/v1/logs`` during the window (OpenLIT sends both)."""
+        if not logs:
+            return logs
+        result = self._store.query(
+            f"SELECT span_id, prompt, completion FROM {self._store.table('prompt_logs')}"
+            " WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}"
+            " AND span_id IN {spans:Array(String)}",
+            {"project": project, "traces": sorted({log.trace_id for log in logs}),
+             "spans": sorted({log.span_id for log in logs})},
+        )
+        stored: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
+        for span_id, prompt, completion in result.result_rows:
+            stored[span_id][0].append(prompt)
+            stored[span_id][1].append(completion)
+        return [log for log in logs if log.span_id not in stored
+                or not (covers(stored[log.span_id][0], log.prompt) and covers(stored[log.span_id][1], log.completion))]
 
     def _written(self, project: str, entries: list[_Entry]) -> list[CallView]:
         """Rows of the held calls' traces that are already in llm_calls."""
