@@ -97,20 +97,28 @@ def test_legacy_event_name_attribute_and_operation_details_are_read(client, stor
     assert store.query("SELECT model FROM prompt_logs").result_rows == [("gpt-4o-mini",)]
 
 
-def test_finish_reasons_go_to_call_pairing_when_the_app_has_it(client, store, keys):
-    class Pairing:  # the interface the call-pairing component offers (it applies a patch to a held row)
-        def __init__(self) -> None:
-            self.patches: list[tuple[str, dict]] = []
+def test_a_choice_events_finish_reason_reaches_the_held_call(unsettled_client, store, keys):
+    # opentelemetry-instrumentation-openai-v2 streams: the span carries no finish reason, the gen_ai.choice event
+    # does; the span's row is held in the pairing window when the event arrives.
+    request, (trace_id, span_id) = record_events(conversation)
+    span = payloads.make_span("chat gpt-4o-mini", {
+        "gen_ai.operation.name": "chat", "gen_ai.provider.name": "openai", "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 6,
+    }, trace_id=bytes.fromhex(trace_id), span_id=bytes.fromhex(span_id))
+    response = unsettled_client.post("/v1/traces", content=payloads.make_request(span).SerializeToString(),
+                                     headers={**PROTOBUF, **Keys.header(keys.ingest)})
+    assert response.status_code == 200
+    assert post(unsettled_client, request.SerializeToString(), keys.ingest).status_code == 200
+    unsettled_client.app.state.call_pairing.settle_all()
+    assert store.query("SELECT finish_reason FROM llm_calls WHERE span_id = {s:String}",
+                       {"s": span_id}).result_rows == [("stop",)]
+    assert metric(unsettled_client, 'inferwatch_finish_reason_patches_total{outcome="applied"}') == 1
 
-        def patch_finish_reasons(self, project_id: str, mapping: dict) -> int:
-            self.patches.append((project_id, dict(mapping)))
-            return 1
 
-    client.app.state.call_pairing = pairing = Pairing()
-    request, ids = record_events(conversation)
+def test_a_finish_reason_for_no_held_call_is_counted_not_applied(client, store, keys):
+    request, _ = record_events(conversation)
     assert post(client, request.SerializeToString(), keys.ingest).status_code == 200
-    assert pairing.patches == [("p1", {ids: "stop"})]
-    assert metric(client, 'inferwatch_finish_reason_patches_total{outcome="applied"}') == 1
+    assert metric(client, 'inferwatch_finish_reason_patches_total{outcome="not_applied"}') == 1
 
 
 def test_ingest_auth_is_required(client, store, keys):
