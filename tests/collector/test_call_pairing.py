@@ -80,8 +80,9 @@ def metric(client: TestClient, name: str) -> float:
 
 # --- matching ---------------------------------------------------------------------------------------------------
 def view(span_id: str, scope: str, *, parent: str = "", response_id: str = "", start: int = 0, end: int = 1000,
-         model: str = "claude-sonnet-4-5", trace: str = "t1", provider: str = "anthropic") -> CallView:
-    return CallView(span_id, parent, trace, response_id, provider, model, "", start, end, scope, "svc")
+         model: str = "claude-sonnet-4-5", trace: str = "t1", provider: str = "anthropic",
+         service: str = "svc") -> CallView:
+    return CallView(span_id, parent, trace, response_id, provider, model, "", start, end, scope, service)
 
 
 def ids(groups: list[list[CallView]]) -> list[set[str]]:
@@ -123,6 +124,15 @@ def test_siblings_need_agreeing_models_and_providers() -> None:
     assert len(group_calls([view("a", OPENINFERENCE), view("b", TRACELOOP, model="claude-sonnet-4-5-20250929")])) == 1
     assert len(group_calls([view("a", OPENINFERENCE), view("b", TRACELOOP, model="claude-haiku-4-5")])) == 2
     assert len(group_calls([view("a", OPENINFERENCE), view("b", TRACELOOP, provider="openai")])) == 2
+
+
+def test_roots_of_two_traces_pair_only_when_close_in_time_and_of_one_service() -> None:
+    # OpenLLMetry's span of a failed Anthropic call is a root beside the client's own (recorded: provider_error)
+    native = view("native", NATIVE, trace="t1", start=3_000, end=51_000)
+    assert len(group_calls([native, view("tl", TRACELOOP, trace="t2", start=0, end=58_000)])) == 1
+    assert len(group_calls([native, view("tl", TRACELOOP, trace="t2", start=0, end=400_000)])) == 2
+    assert len(group_calls([native, view("tl", TRACELOOP, trace="t2", start=0, end=58_000, service="other")])) == 2
+    assert len(group_calls([native, view("tl", TRACELOOP, trace="t2", parent="p", start=0, end=58_000)])) == 2
 
 
 def test_merged_row_is_the_union_of_facts_and_priced_again() -> None:
@@ -192,6 +202,20 @@ def test_a_twin_arriving_after_its_partner_settled_is_absorbed(unsettled_client,
     assert [r[0] for r in calls(store, trace)] == [inner.hex()]
     assert absorbed(store, trace) == [(outer.hex(), inner.hex())]
     assert metric(unsettled_client, "inferwatch_llm_spans_merged_late_total") == 1
+
+
+def test_our_sdks_row_absorbs_the_anthropic_clients_own_span(unsettled_client, store, keys) -> None:
+    # An app with our SDK (its own private TracerProvider) and a global TracerProvider exporting to us: anthropic
+    # 2.x adds its own span for the same call, a root of another trace. Ours is written at once, theirs is held,
+    # then counted in ours.
+    theirs = p.new_trace_id()
+    post(unsettled_client, keys.ingest, "inferwatch", p.sdk_span(**{"gen_ai.usage.input_tokens": 1300}))
+    sdk_trace = store.query("SELECT trace_id FROM inferwatch.llm_calls").result_rows[-1][0]
+    native = native_span(theirs, p.new_span_id())
+    post(unsettled_client, keys.ingest, NATIVE, native)
+    unsettled_client.app.state.call_pairing.settle_all()
+    assert calls(store, theirs) == []
+    assert absorbed(store, theirs) == [(native.span_id.hex(), calls(store, bytes.fromhex(sdk_trace))[0][0])]
 
 
 def test_held_rows_appear_after_the_window_on_their_own(app_settings, store, keys) -> None:

@@ -219,18 +219,28 @@ class CallPairing:
                 or not (covers(stored[log.span_id][0], log.prompt) and covers(stored[log.span_id][1], log.completion))]
 
     def _written(self, project: str, entries: list[_Entry]) -> list[CallView]:
-        """Rows of the held calls' traces that are already in llm_calls."""
+        """Rows already in llm_calls that the held calls may duplicate: those of their traces or response ids,
+        and, for held root calls, root calls of any trace close in time (rule 4 of :mod:`.match`; our SDK's span is a root of its
+        own trace beside the provider client's)."""
         rows = [entry.call.row for entry in entries]
+        roots = [row for row in rows if not row.parent_span_id]
+        root_low = min((row.start_time for row in roots), default=0) - ROOT_TOLERANCE_US
+        root_high = max((row.end_time for row in roots), default=0) + ROOT_TOLERANCE_US
         result = self._store.query(
             "SELECT span_id, parent_span_id, trace_id, response_id, provider, request_model, response_model,"
             " toUnixTimestamp64Micro(start_time), toUnixTimestamp64Micro(end_time), attributes['otel.scope.name'],"
-            " service_name"
-            f" FROM {self._store.table('llm_calls')}"
-            " WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}"
-            " AND start_time BETWEEN fromUnixTimestamp64Micro({low:Int64}) AND fromUnixTimestamp64Micro({high:Int64})",
+            f" service_name FROM {self._store.table('llm_calls')}"
+            " WHERE project_id = {project:String}"
+            " AND start_time BETWEEN fromUnixTimestamp64Micro({low:Int64}) AND fromUnixTimestamp64Micro({high:Int64})"
+            " AND (trace_id IN {traces:Array(String)} OR response_id IN {responses:Array(String)}"
+            " OR (parent_span_id = '' AND {roots:Bool}"
+            " AND start_time >= fromUnixTimestamp64Micro({root_low:Int64})"
+            " AND end_time <= fromUnixTimestamp64Micro({root_high:Int64})))",
             {"project": project, "traces": sorted({row.trace_id for row in rows}),
+             "responses": sorted({row.response_id for row in rows if row.response_id}),
              "low": min(row.start_time for row in rows) - _SLACK_US,
-             "high": max(row.end_time for row in rows) + _SLACK_US},
+             "high": max(row.end_time for row in rows) + _SLACK_US,
+             "roots": bool(roots), "root_low": root_low, "root_high": root_high},
         )
         return [CallView(*values) for values in result.result_rows]
 
