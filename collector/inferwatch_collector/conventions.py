@@ -86,7 +86,7 @@ OI_PROMPT_TEMPLATE_VARIABLES = "llm.prompt_template.variables"
 OI_PROMPT_TEMPLATE_VERSION = "llm.prompt_template.version"
 # Langfuse (OTel-based SDKs v3+)
 LF_TYPE = "langfuse.observation.type"
-LF_MODEL = "langfuse.observation.model.name"  # its integrations overwrite the requested name with the response's
+LF_MODEL = "langfuse.observation.model.name"  # the response's name; the request's on a failed call
 LF_FINISH_REASON = "langfuse.observation.metadata.finish_reason"  # v3: stop; v5: JSON-encoded "stop"
 LF_MODEL_PARAMETERS = "langfuse.observation.model.parameters"
 LF_USAGE_DETAILS = "langfuse.observation.usage_details"
@@ -146,8 +146,9 @@ FREE_TEXT_PREFIXES = ("reranker.input_documents.", "reranker.output_documents.")
 # Alternative spellings, in priority order (ours and current OTel names first)
 PROVIDER_KEYS = (sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, OI_PROVIDER, OI_SYSTEM)
 REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, OI_REQUEST_MODEL_NAME)
-# (OpenInference's llm.model_name is read after these, and only without llm.request.model_name: see llm_call.py)
-RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_RESPONSE_MODEL_NAME, LF_MODEL)
+# (OpenInference's llm.model_name is read after these, only without llm.request.model_name, then Langfuse's
+# model.name, the request's on a failed call: see llm_call.py)
+RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_RESPONSE_MODEL_NAME)
 ANY_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL)
 RESPONSE_ID_KEYS = (sc.GEN_AI_RESPONSE_ID, VERCEL_RESPONSE_ID)
 STREAM_KEYS = (

@@ -264,6 +264,28 @@ def test_langfuse_openai_generation(finish_reason_value: str, version: str) -> N
     assert "langfuse.observation.metadata.finish_reason" not in row.attributes
 
 
+@pytest.mark.parametrize("status_code", [P.STATUS_ERROR, P.STATUS_UNSET], ids=["status-error", "level-only"])
+def test_langfuse_openai_failed_generation_names_the_request_model(status_code: int) -> None:
+    """langfuse 5.2.0 ``openai`` integration on a provider error (langfuse/openai.py _wrap, ``except`` branch):
+    ``generation.update(status_message=str(ex), level="ERROR", model=kwargs.get("model"), cost_details=0s)``, so
+    ``model.name`` holds the *requested* name; the OTel span status is ERROR too (a level alone also counts)."""
+    span = P.make_span("OpenAI-generation", {
+        "langfuse.observation.type": "generation",
+        "langfuse.observation.model.parameters": json.dumps(
+            {"temperature": 1, "max_tokens": "Infinity", "top_p": 1, "frequency_penalty": 0, "presence_penalty": 0}),
+        "langfuse.observation.level": "ERROR",
+        "langfuse.observation.status_message": "Error code: 500 - The server had an error",
+        "langfuse.observation.model.name": "gpt-4o-mini",
+        "langfuse.observation.cost_details": json.dumps({"input": 0, "output": 0, "total": 0}),
+    }, duration_ms=100, kind=P.INTERNAL, status_code=status_code)  # fmt: skip
+    row = one_call(span, scope="langfuse-sdk")
+    assert (row.provider, row.model, row.request_model, row.response_model) == (
+        "openai", "gpt-4o-mini", "gpt-4o-mini", "",
+    )  # fmt: skip
+    assert (row.status, row.error_type, row.usage_missing, row.cost_usd) == ("error", "_OTHER", False, 0.0)
+    assert "langfuse.observation.model.name" not in row.attributes
+
+
 # --- OpenLIT ------------------------------------------------------------------------------------------------------
 def test_openlit_failed_anthropic_call_is_an_llm_call_with_status_error() -> None:
     """openlit 1.45.0, instrumentation/anthropic/anthropic.py: tracer ``trace.get_tracer(__name__)`` (scope

@@ -4,10 +4,12 @@ Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
 
 * ``model`` = request model, else response model; ``latency_ms`` = end − start, rounded. Request model:
   ``gen_ai.request.model``, OpenInference ``llm.request.model_name`` or the ``model`` of its invocation parameters.
-  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name``, Langfuse's
-  ``model.name`` (its integrations overwrite the requested name with the response's, and keep the requested one
-  nowhere), else OpenInference's ``llm.model_name`` when the span has no ``llm.request.model_name`` (older
-  versions; newer ones leave the request's name there when no response came, as in a failed call).
+  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name``, else
+  OpenInference's ``llm.model_name`` when the span has no ``llm.request.model_name`` (older versions; newer ones
+  leave the request's name there when no response came, as in a failed call), else Langfuse's ``model.name`` on a
+  successful call (its integrations overwrite the requested name with the response's, and keep the requested one
+  nowhere). On a failed call (see ``status``) Langfuse's ``model.name`` is the request model instead: its
+  integrations write the requested name there on the error path, as no response came.
 * ``provider``: ``gen_ai.provider.name``, deprecated ``gen_ai.system``, OpenInference ``llm.provider`` /
   ``llm.system``, mapped by :func:`..conventions.canonical_provider`. A span that names none (Langfuse, OpenLIT's
   failed calls) gets :func:`..conventions.infer_provider`'s, from ``server.address`` or the model name, else ''.
@@ -38,7 +40,7 @@ from typing import Any
 from inferwatch import semconv as sc
 
 from ..conventions import (
-    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME, OI_REQUEST_MODEL_NAME,
+    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, LF_MODEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME, OI_REQUEST_MODEL_NAME,
     PROMPT_TEMPLATE_KEYS,
     PROMPT_VERSION_KEYS, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS,
     SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
@@ -60,15 +62,7 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     priced with ``batch.price``."""
     attrs = facts.attrs
     get = attrs.get
-    (provider, request_model, response_model, response_id, template, version, feature, experiment, variant,
-     user_hash) = _labels(attrs)  # fmt: skip
-    input_tokens, output_tokens, cache_read, cache_write, reasoning, no_usage, invalid = usage_columns(
-        attrs, provider
-    )
-    for problem in invalid:
-        batch.errors.add(f"span {facts.index}: {problem}; usage marked missing")
-
-    # status, and whether usage that should have been reported is missing
+    # status first: a failed Langfuse call names its request model where a successful one names the response's
     error_attribute = get(sc.ERROR_TYPE)
     level = get(LF_LEVEL)
     error_type = as_str(error_attribute) or facts.exception_type or ""
@@ -79,6 +73,15 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     )
     if is_error and not error_type:
         error_type = "_OTHER"  # the GenAI conventions' fallback value for error.type
+    (provider, request_model, response_model, response_id, template, version, feature, experiment, variant,
+     user_hash) = _labels(attrs, is_error)  # fmt: skip
+    input_tokens, output_tokens, cache_read, cache_write, reasoning, no_usage, invalid = usage_columns(
+        attrs, provider
+    )
+    for problem in invalid:
+        batch.errors.add(f"span {facts.index}: {problem}; usage marked missing")
+
+    # whether usage that should have been reported is missing
     flag = get(sc.USAGE_MISSING)
     usage_missing = bool(flag is not None and as_bool(flag)) or bool(invalid) or (no_usage and not is_error)
 
@@ -166,9 +169,10 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     )
 
 
-def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, str, str, str]:
+def _labels(attrs: dict[str, Any], failed: bool) -> tuple[str, str, str, str, str, str, str, str, str, str]:
     """(provider, request_model, response_model, response_id, prompt_template, prompt_version, feature,
-    experiment, variant, user_hash): what was called, and the application's labels for it."""
+    experiment, variant, user_hash): what was called, and the application's labels for it. ``failed``: the call
+    failed (Langfuse's model name is then the request's)."""
     get = attrs.get
     provider = get(sc.GEN_AI_PROVIDER_NAME)
     if provider is None or provider == "":
@@ -193,6 +197,11 @@ def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, s
         response_model = as_str(response_model)
     if not response_model and get(OI_MODEL_NAME) is not None and get(OI_REQUEST_MODEL_NAME) is None:
         response_model = as_str(get(OI_MODEL_NAME))
+    if not response_model and (lf_model := get(LF_MODEL)) is not None and lf_model != "":
+        if not failed:
+            response_model = as_str(lf_model)
+        elif not request_model:
+            request_model = as_str(lf_model)
     if not provider:
         provider = infer_provider(request_model or response_model, as_str(get(SERVER_ADDRESS)))
     response_id = get(sc.GEN_AI_RESPONSE_ID)
