@@ -115,6 +115,7 @@ ANTHROPIC_CACHE_WRITE_INPUT_TOKENS = "gen_ai.usage.cache_write.input_tokens"
 ANTHROPIC_CACHE_1H_INPUT_TOKENS = "anthropic.usage.cache_creation.ephemeral_1h_input_tokens"
 ANTHROPIC_STOP_REASON = "anthropic.message.stop_reason"
 # common
+OTEL_SCOPE_NAME = "otel.scope.name"  # the instrumentation scope's name, in every row's attributes map
 SERVICE_NAME = "service.name"
 SERVER_ADDRESS = "server.address"
 EXCEPTION_TYPE = "exception.type"
@@ -225,6 +226,18 @@ PROVIDER_ALIASES = {
     "mistral": "mistral_ai",
     "mistralai": "mistral_ai",
     "watsonx": "ibm.watsonx.ai",
+}
+# OpenLLMetry (opentelemetry-instrumentation-openai / -anthropic 0.62.x) maps finish reasons to the OTel GenAI enum
+# (stop, length, content_filter, tool_call, error): openai/shared/__init__.py OPENAI_FINISH_REASON_MAP,
+# anthropic/span_utils.py _FINISH_REASON_MAP. Back to the provider's own word, per scope, where the enum word came
+# from one provider word only (Anthropic's "stop" was end_turn or stop_sequence: kept). The provider never says
+# these enum words itself, so a library of the same scope that stores the raw word is left alone.
+_OPENAI_FROM_ENUM = {"tool_call": "tool_calls"}
+_ANTHROPIC_FROM_ENUM = {"tool_call": "tool_use", "length": "max_tokens"}
+PROVIDER_FINISH_REASON_BY_SCOPE = {
+    "opentelemetry.instrumentation.openai.v1": _OPENAI_FROM_ENUM,
+    "opentelemetry.instrumentation.openai.v0": _OPENAI_FROM_ENUM,
+    "opentelemetry.instrumentation.anthropic": _ANTHROPIC_FROM_ENUM,
 }
 #: Instrumentation scopes of provider clients' own spans: they read the provider's response as it came (its
 #: finish reason, usage), so a merged row takes those facts from them first (see ``pairing/merge.py``).

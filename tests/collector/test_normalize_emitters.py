@@ -159,6 +159,37 @@ def test_openllmetry_chunk_events_after_dropped_events_give_no_ttft() -> None:
     assert (row.streamed, row.ttft_ms, row.decode_tps) == (True, 0, 0.0)
 
 
+@pytest.mark.parametrize(
+    ("scope", "provider", "sent", "stored", "truncated"),
+    [
+        ("opentelemetry.instrumentation.openai.v1", "openai", "tool_call", "tool_calls", False),
+        ("opentelemetry.instrumentation.openai.v1", "openai", "length", "length", True),
+        ("opentelemetry.instrumentation.openai.v1", "openai", "content_filter", "content_filter", False),
+        ("opentelemetry.instrumentation.anthropic", "anthropic", "tool_call", "tool_use", False),
+        ("opentelemetry.instrumentation.anthropic", "anthropic", "length", "max_tokens", True),
+        ("opentelemetry.instrumentation.anthropic", "anthropic", "stop", "stop", False),  # end_turn/stop_sequence
+        ("opentelemetry.instrumentation.openai_v2", "openai", "tool_call", "tool_call", False),  # another scope
+    ],
+)
+def test_openllmetry_finish_reason_enum_back_to_the_provider_word(
+    scope: str, provider: str, sent: str, stored: str, truncated: bool
+) -> None:
+    """opentelemetry-instrumentation-openai / -anthropic 0.62.4 (OpenLLMetry) write the OTel GenAI finish-reason
+    enum into ``gen_ai.response.finish_reasons``: openai/shared/__init__.py OPENAI_FINISH_REASON_MAP (tool_calls,
+    function_call → tool_call), anthropic/span_utils.py _FINISH_REASON_MAP (end_turn, stop_sequence → stop,
+    tool_use → tool_call, max_tokens → length). Scopes from ``get_tracer(__name__)``. Stored as the provider's own
+    word where that is unambiguous, as our SDK and the other libraries store it."""
+    model = "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-5"
+    span = P.make_span(f"{provider}.chat", {
+        "gen_ai.provider.name": provider, "gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+        "gen_ai.response.model": model, "gen_ai.response.id": "resp-1",
+        "gen_ai.response.finish_reasons": [sent],
+        "gen_ai.usage.input_tokens": 61, "gen_ai.usage.output_tokens": 11, "gen_ai.usage.total_tokens": 72,
+    })  # fmt: skip
+    row = one_call(span, scope=scope)
+    assert (row.finish_reason, row.truncated) == (stored, truncated)
+
+
 # --- OpenInference ------------------------------------------------------------------------------------------------
 def openinference_anthropic_span() -> Any:
     """openinference-instrumentation-anthropic 3.1.0: ``llm.model_name`` is set from the request, then overwritten

@@ -20,8 +20,10 @@ Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
   range, or a *successful* call reports neither input nor output tokens (a failed call had no usage to report).
 * ``finish_reason`` = the first reported reason (also OpenInference's ``llm.finish_reason``, the anthropic client's
   ``anthropic.message.stop_reason``, Langfuse's ``metadata.finish_reason``), as the library sent it (Anthropic's
-  ``end_turn`` stays ``end_turn``), lower-cased with ``-`` → ``_``. ``truncated``:
-  ``inferwatch.truncated`` if set, else reason length / max_tokens / max_output_tokens. ``refusal``:
+  ``end_turn`` stays ``end_turn``), lower-cased with ``-`` → ``_``; OpenLLMetry's OTel-enum words are mapped back
+  to the provider's where unambiguous (``tool_call`` → ``tool_calls`` for OpenAI, ``tool_use`` for Anthropic:
+  :data:`..conventions.PROVIDER_FINISH_REASON_BY_SCOPE`), so a call is labelled alike whatever emitted it.
+  ``truncated``: ``inferwatch.truncated`` if set, else reason length / max_tokens / max_output_tokens. ``refusal``:
   ``inferwatch.refusal`` or reason content_filter / refusal / safety. ``empty_response``:
   ``inferwatch.empty_response`` if set, else output_tokens == 0 on a successful call with trusted usage (not for
   embeddings).
@@ -40,10 +42,10 @@ from typing import Any
 from inferwatch import semconv as sc
 
 from ..conventions import (
-    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, LF_MODEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME, OI_REQUEST_MODEL_NAME,
-    PROMPT_TEMPLATE_KEYS,
-    PROMPT_VERSION_KEYS, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS,
-    SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
+    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, LF_MODEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME,
+    OI_REQUEST_MODEL_NAME, OTEL_SCOPE_NAME, PROMPT_TEMPLATE_KEYS, PROMPT_VERSION_KEYS,
+    PROVIDER_FINISH_REASON_BY_SCOPE, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS,
+    RESPONSE_MODEL_KEYS, SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
 )  # fmt: skip
 from ..rows import LlmCallRow
 from .batch import Batch
@@ -88,7 +90,7 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     streamed, ttft_ms, decode_tps = stream_columns(facts, output_tokens, usage_missing)
     empty_by_usage = not is_error and not usage_missing and output_tokens == 0 and facts.operation != "embeddings"
     finish, truncated, refusal, empty, tool_calls, tool_call_failures, response_chars = _response_columns(
-        attrs, empty_by_usage
+        attrs, facts.attributes, empty_by_usage
     )
 
     # cost: the 1-hour share of cache writes (never more than the writes), app-side cache hits, then the price
@@ -235,9 +237,11 @@ def _labels(attrs: dict[str, Any], failed: bool) -> tuple[str, str, str, str, st
         user_hash  # fmt: skip
 
 
-def _response_columns(attrs: dict[str, Any], empty_by_usage: bool) -> tuple[str, bool, bool, bool, int, int, int]:
+def _response_columns(attrs: dict[str, Any], attributes: dict[str, str],
+                      empty_by_usage: bool) -> tuple[str, bool, bool, bool, int, int, int]:  # fmt: skip
     """(finish_reason, truncated, refusal, empty_response, tool_calls, tool_call_failures, response_chars);
-    ``empty_by_usage``: the usage says the response was empty (used when the span does not say)."""
+    ``attributes``: the row's map (its scope name); ``empty_by_usage``: the usage says the response was empty
+    (used when the span does not say)."""
     get = attrs.get
     finish = get(sc.GEN_AI_RESPONSE_FINISH_REASONS)
     if finish is None or finish == "":
@@ -246,6 +250,10 @@ def _response_columns(attrs: dict[str, Any], empty_by_usage: bool) -> tuple[str,
         finish = finish[0].lower().replace("-", "_")
     else:
         finish = finish_reason(finish)
+    if finish:
+        from_enum = PROVIDER_FINISH_REASON_BY_SCOPE.get(attributes.get(OTEL_SCOPE_NAME, ""))
+        if from_enum is not None:
+            finish = from_enum.get(finish, finish)
     truncated = get(sc.TRUNCATED)
     if truncated is not None:
         truncated = as_bool(truncated)
