@@ -86,7 +86,7 @@ OI_PROMPT_TEMPLATE_VARIABLES = "llm.prompt_template.variables"
 OI_PROMPT_TEMPLATE_VERSION = "llm.prompt_template.version"
 # Langfuse (OTel-based SDKs v3+)
 LF_TYPE = "langfuse.observation.type"
-LF_MODEL = "langfuse.observation.model.name"  # its integrations overwrite the requested name with the response's
+LF_MODEL = "langfuse.observation.model.name"  # the response's name; the request's on a failed call
 LF_FINISH_REASON = "langfuse.observation.metadata.finish_reason"  # v3: stop; v5: JSON-encoded "stop"
 LF_MODEL_PARAMETERS = "langfuse.observation.model.parameters"
 LF_USAGE_DETAILS = "langfuse.observation.usage_details"
@@ -115,6 +115,7 @@ ANTHROPIC_CACHE_WRITE_INPUT_TOKENS = "gen_ai.usage.cache_write.input_tokens"
 ANTHROPIC_CACHE_1H_INPUT_TOKENS = "anthropic.usage.cache_creation.ephemeral_1h_input_tokens"
 ANTHROPIC_STOP_REASON = "anthropic.message.stop_reason"
 # common
+OTEL_SCOPE_NAME = "otel.scope.name"  # the instrumentation scope's name, in every row's attributes map
 SERVICE_NAME = "service.name"
 SERVER_ADDRESS = "server.address"
 EXCEPTION_TYPE = "exception.type"
@@ -146,8 +147,9 @@ FREE_TEXT_PREFIXES = ("reranker.input_documents.", "reranker.output_documents.")
 # Alternative spellings, in priority order (ours and current OTel names first)
 PROVIDER_KEYS = (sc.GEN_AI_PROVIDER_NAME, sc.GEN_AI_SYSTEM, OI_PROVIDER, OI_SYSTEM)
 REQUEST_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, OI_REQUEST_MODEL_NAME)
-# (OpenInference's llm.model_name is read after these, and only without llm.request.model_name: see llm_call.py)
-RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_RESPONSE_MODEL_NAME, LF_MODEL)
+# (OpenInference's llm.model_name is read after these, only without llm.request.model_name, then Langfuse's
+# model.name, the request's on a failed call: see llm_call.py)
+RESPONSE_MODEL_KEYS = (sc.GEN_AI_RESPONSE_MODEL, VERCEL_RESPONSE_MODEL, OI_RESPONSE_MODEL_NAME)
 ANY_MODEL_KEYS = (sc.GEN_AI_REQUEST_MODEL, sc.GEN_AI_RESPONSE_MODEL)
 RESPONSE_ID_KEYS = (sc.GEN_AI_RESPONSE_ID, VERCEL_RESPONSE_ID)
 STREAM_KEYS = (
@@ -224,6 +226,18 @@ PROVIDER_ALIASES = {
     "mistral": "mistral_ai",
     "mistralai": "mistral_ai",
     "watsonx": "ibm.watsonx.ai",
+}
+# OpenLLMetry (opentelemetry-instrumentation-openai / -anthropic 0.62.x) maps finish reasons to the OTel GenAI enum
+# (stop, length, content_filter, tool_call, error): openai/shared/__init__.py OPENAI_FINISH_REASON_MAP,
+# anthropic/span_utils.py _FINISH_REASON_MAP. Back to the provider's own word, per scope, where the enum word came
+# from one provider word only (Anthropic's "stop" was end_turn or stop_sequence: kept). The provider never says
+# these enum words itself, so a library of the same scope that stores the raw word is left alone.
+_OPENAI_FROM_ENUM = {"tool_call": "tool_calls"}
+_ANTHROPIC_FROM_ENUM = {"tool_call": "tool_use", "length": "max_tokens"}
+PROVIDER_FINISH_REASON_BY_SCOPE = {
+    "opentelemetry.instrumentation.openai.v1": _OPENAI_FROM_ENUM,
+    "opentelemetry.instrumentation.openai.v0": _OPENAI_FROM_ENUM,
+    "opentelemetry.instrumentation.anthropic": _ANTHROPIC_FROM_ENUM,
 }
 #: Instrumentation scopes of provider clients' own spans: they read the provider's response as it came (its
 #: finish reason, usage), so a merged row takes those facts from them first (see ``pairing/merge.py``).

@@ -159,6 +159,37 @@ def test_openllmetry_chunk_events_after_dropped_events_give_no_ttft() -> None:
     assert (row.streamed, row.ttft_ms, row.decode_tps) == (True, 0, 0.0)
 
 
+@pytest.mark.parametrize(
+    ("scope", "provider", "sent", "stored", "truncated"),
+    [
+        ("opentelemetry.instrumentation.openai.v1", "openai", "tool_call", "tool_calls", False),
+        ("opentelemetry.instrumentation.openai.v1", "openai", "length", "length", True),
+        ("opentelemetry.instrumentation.openai.v1", "openai", "content_filter", "content_filter", False),
+        ("opentelemetry.instrumentation.anthropic", "anthropic", "tool_call", "tool_use", False),
+        ("opentelemetry.instrumentation.anthropic", "anthropic", "length", "max_tokens", True),
+        ("opentelemetry.instrumentation.anthropic", "anthropic", "stop", "stop", False),  # end_turn/stop_sequence
+        ("opentelemetry.instrumentation.openai_v2", "openai", "tool_call", "tool_call", False),  # another scope
+    ],
+)
+def test_openllmetry_finish_reason_enum_back_to_the_provider_word(
+    scope: str, provider: str, sent: str, stored: str, truncated: bool
+) -> None:
+    """opentelemetry-instrumentation-openai / -anthropic 0.62.4 (OpenLLMetry) write the OTel GenAI finish-reason
+    enum into ``gen_ai.response.finish_reasons``: openai/shared/__init__.py OPENAI_FINISH_REASON_MAP (tool_calls,
+    function_call → tool_call), anthropic/span_utils.py _FINISH_REASON_MAP (end_turn, stop_sequence → stop,
+    tool_use → tool_call, max_tokens → length). Scopes from ``get_tracer(__name__)``. Stored as the provider's own
+    word where that is unambiguous, as our SDK and the other libraries store it."""
+    model = "gpt-4o-mini" if provider == "openai" else "claude-sonnet-4-5"
+    span = P.make_span(f"{provider}.chat", {
+        "gen_ai.provider.name": provider, "gen_ai.operation.name": "chat", "gen_ai.request.model": model,
+        "gen_ai.response.model": model, "gen_ai.response.id": "resp-1",
+        "gen_ai.response.finish_reasons": [sent],
+        "gen_ai.usage.input_tokens": 61, "gen_ai.usage.output_tokens": 11, "gen_ai.usage.total_tokens": 72,
+    })  # fmt: skip
+    row = one_call(span, scope=scope)
+    assert (row.finish_reason, row.truncated) == (stored, truncated)
+
+
 # --- OpenInference ------------------------------------------------------------------------------------------------
 def openinference_anthropic_span() -> Any:
     """openinference-instrumentation-anthropic 3.1.0: ``llm.model_name`` is set from the request, then overwritten
@@ -262,6 +293,28 @@ def test_langfuse_openai_generation(finish_reason_value: str, version: str) -> N
     # gpt-4o-mini-2024-07-18: 276 × 1.5e-7 + 1024 × 7.5e-8 + 31 × 6e-7
     assert row.cost_usd == pytest.approx(276 * 1.5e-7 + 1024 * 7.5e-8 + 31 * 6e-7, abs=1e-12)
     assert "langfuse.observation.metadata.finish_reason" not in row.attributes
+
+
+@pytest.mark.parametrize("status_code", [P.STATUS_ERROR, P.STATUS_UNSET], ids=["status-error", "level-only"])
+def test_langfuse_openai_failed_generation_names_the_request_model(status_code: int) -> None:
+    """langfuse 5.2.0 ``openai`` integration on a provider error (langfuse/openai.py _wrap, ``except`` branch):
+    ``generation.update(status_message=str(ex), level="ERROR", model=kwargs.get("model"), cost_details=0s)``, so
+    ``model.name`` holds the *requested* name; the OTel span status is ERROR too (a level alone also counts)."""
+    span = P.make_span("OpenAI-generation", {
+        "langfuse.observation.type": "generation",
+        "langfuse.observation.model.parameters": json.dumps(
+            {"temperature": 1, "max_tokens": "Infinity", "top_p": 1, "frequency_penalty": 0, "presence_penalty": 0}),
+        "langfuse.observation.level": "ERROR",
+        "langfuse.observation.status_message": "Error code: 500 - The server had an error",
+        "langfuse.observation.model.name": "gpt-4o-mini",
+        "langfuse.observation.cost_details": json.dumps({"input": 0, "output": 0, "total": 0}),
+    }, duration_ms=100, kind=P.INTERNAL, status_code=status_code)  # fmt: skip
+    row = one_call(span, scope="langfuse-sdk")
+    assert (row.provider, row.model, row.request_model, row.response_model) == (
+        "openai", "gpt-4o-mini", "gpt-4o-mini", "",
+    )  # fmt: skip
+    assert (row.status, row.error_type, row.usage_missing, row.cost_usd) == ("error", "_OTHER", False, 0.0)
+    assert "langfuse.observation.model.name" not in row.attributes
 
 
 # --- OpenLIT ------------------------------------------------------------------------------------------------------

@@ -4,7 +4,9 @@ load them, and turn them back into OTLP requests that the collector accepts toda
 A recording holds each OTLP request a real instrumentation library sent, as OTLP JSON with proto field names
 (ids base64, 64-bit numbers as strings). :func:`requests_of` re-encodes each one as the library sent it (protobuf,
 gzip where it was gzipped) with every timestamp moved by one offset, so the newest ends just before ``now_ns``:
-the collector drops spans older than its retention, and recordings age. Ids and durations are kept intact.
+the collector drops spans older than its retention, and recordings age. Ids and durations are kept intact. The
+offset also moves the attributes that hold an absolute time as ISO 8601 text (:data:`ISO_TIME_ATTRIBUTES`, e.g.
+Langfuse's ``completion_start_time``), so a time to first token derived from one stays what was recorded.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
 EXPECTED_SUFFIX = ".expected.json"
 MARGIN_NS = 1_000_000  # the newest timestamp lands 1 ms before now
+#: attributes whose string value is an absolute time in ISO 8601 (Langfuse's is JSON-quoted: "\"2026-...Z\"")
+ISO_TIME_ATTRIBUTES = frozenset({"langfuse.observation.completion_start_time"})
 
 
 def fixtures() -> list[tuple[str, str]]:
@@ -52,8 +57,22 @@ def _timestamps(node: Any) -> list[int]:
     return []
 
 
+def _shifted_iso(text: str, offset: int) -> str:
+    """An ISO 8601 time moved by ``offset`` ns (to the microsecond), in the spelling it came in."""
+    quoted = len(text) >= 2 and text[0] == text[-1] == '"'
+    bare = text[1:-1] if quoted else text
+    zulu = bare.endswith("Z")
+    moment = datetime.fromisoformat(bare) + timedelta(microseconds=round(offset / 1000))
+    out = moment.isoformat()
+    if zulu:
+        out = out.removesuffix("+00:00") + "Z"
+    return f'"{out}"' if quoted else out
+
+
 def _shifted(node: Any, offset: int) -> Any:
     if isinstance(node, dict):
+        if node.get("key") in ISO_TIME_ATTRIBUTES and "string_value" in node.get("value", {}):
+            return {**node, "value": {"string_value": _shifted_iso(node["value"]["string_value"], offset)}}
         return {k: (str(int(v) + offset) if k.endswith("_unix_nano") and int(v) else _shifted(v, offset))
                 for k, v in node.items()}
     if isinstance(node, list):

@@ -4,10 +4,12 @@ Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
 
 * ``model`` = request model, else response model; ``latency_ms`` = end − start, rounded. Request model:
   ``gen_ai.request.model``, OpenInference ``llm.request.model_name`` or the ``model`` of its invocation parameters.
-  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name``, Langfuse's
-  ``model.name`` (its integrations overwrite the requested name with the response's, and keep the requested one
-  nowhere), else OpenInference's ``llm.model_name`` when the span has no ``llm.request.model_name`` (older
-  versions; newer ones leave the request's name there when no response came, as in a failed call).
+  Response model: ``gen_ai.response.model``, Vercel's, OpenInference ``llm.response.model_name``, else
+  OpenInference's ``llm.model_name`` when the span has no ``llm.request.model_name`` (older versions; newer ones
+  leave the request's name there when no response came, as in a failed call), else Langfuse's ``model.name`` on a
+  successful call (its integrations overwrite the requested name with the response's, and keep the requested one
+  nowhere). On a failed call (see ``status``) Langfuse's ``model.name`` is the request model instead: its
+  integrations write the requested name there on the error path, as no response came.
 * ``provider``: ``gen_ai.provider.name``, deprecated ``gen_ai.system``, OpenInference ``llm.provider`` /
   ``llm.system``, mapped by :func:`..conventions.canonical_provider`. A span that names none (Langfuse, OpenLIT's
   failed calls) gets :func:`..conventions.infer_provider`'s, from ``server.address`` or the model name, else ''.
@@ -18,8 +20,10 @@ Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
   range, or a *successful* call reports neither input nor output tokens (a failed call had no usage to report).
 * ``finish_reason`` = the first reported reason (also OpenInference's ``llm.finish_reason``, the anthropic client's
   ``anthropic.message.stop_reason``, Langfuse's ``metadata.finish_reason``), as the library sent it (Anthropic's
-  ``end_turn`` stays ``end_turn``), lower-cased with ``-`` → ``_``. ``truncated``:
-  ``inferwatch.truncated`` if set, else reason length / max_tokens / max_output_tokens. ``refusal``:
+  ``end_turn`` stays ``end_turn``), lower-cased with ``-`` → ``_``; OpenLLMetry's OTel-enum words are mapped back
+  to the provider's where unambiguous (``tool_call`` → ``tool_calls`` for OpenAI, ``tool_use`` for Anthropic:
+  :data:`..conventions.PROVIDER_FINISH_REASON_BY_SCOPE`), so a call is labelled alike whatever emitted it.
+  ``truncated``: ``inferwatch.truncated`` if set, else reason length / max_tokens / max_output_tokens. ``refusal``:
   ``inferwatch.refusal`` or reason content_filter / refusal / safety. ``empty_response``:
   ``inferwatch.empty_response`` if set, else output_tokens == 0 on a successful call with trusted usage (not for
   embeddings).
@@ -38,10 +42,10 @@ from typing import Any
 from inferwatch import semconv as sc
 
 from ..conventions import (
-    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME, OI_REQUEST_MODEL_NAME,
-    PROMPT_TEMPLATE_KEYS,
-    PROMPT_VERSION_KEYS, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS, RESPONSE_MODEL_KEYS,
-    SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
+    CACHE_WRITE_1H_KEYS, FINISH_REASON_KEYS, LF_LEVEL, LF_MODEL, OI_INVOCATION_PARAMETERS, OI_MODEL_NAME,
+    OI_REQUEST_MODEL_NAME, OTEL_SCOPE_NAME, PROMPT_TEMPLATE_KEYS, PROMPT_VERSION_KEYS,
+    PROVIDER_FINISH_REASON_BY_SCOPE, PROVIDER_KEYS, REFUSAL_REASONS, REQUEST_MODEL_KEYS, RESPONSE_ID_KEYS,
+    RESPONSE_MODEL_KEYS, SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
 )  # fmt: skip
 from ..rows import LlmCallRow
 from .batch import Batch
@@ -60,15 +64,7 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     priced with ``batch.price``."""
     attrs = facts.attrs
     get = attrs.get
-    (provider, request_model, response_model, response_id, template, version, feature, experiment, variant,
-     user_hash) = _labels(attrs)  # fmt: skip
-    input_tokens, output_tokens, cache_read, cache_write, reasoning, no_usage, invalid = usage_columns(
-        attrs, provider
-    )
-    for problem in invalid:
-        batch.errors.add(f"span {facts.index}: {problem}; usage marked missing")
-
-    # status, and whether usage that should have been reported is missing
+    # status first: a failed Langfuse call names its request model where a successful one names the response's
     error_attribute = get(sc.ERROR_TYPE)
     level = get(LF_LEVEL)
     error_type = as_str(error_attribute) or facts.exception_type or ""
@@ -79,13 +75,22 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     )
     if is_error and not error_type:
         error_type = "_OTHER"  # the GenAI conventions' fallback value for error.type
+    (provider, request_model, response_model, response_id, template, version, feature, experiment, variant,
+     user_hash) = _labels(attrs, is_error)  # fmt: skip
+    input_tokens, output_tokens, cache_read, cache_write, reasoning, no_usage, invalid = usage_columns(
+        attrs, provider
+    )
+    for problem in invalid:
+        batch.errors.add(f"span {facts.index}: {problem}; usage marked missing")
+
+    # whether usage that should have been reported is missing
     flag = get(sc.USAGE_MISSING)
     usage_missing = bool(flag is not None and as_bool(flag)) or bool(invalid) or (no_usage and not is_error)
 
     streamed, ttft_ms, decode_tps = stream_columns(facts, output_tokens, usage_missing)
     empty_by_usage = not is_error and not usage_missing and output_tokens == 0 and facts.operation != "embeddings"
     finish, truncated, refusal, empty, tool_calls, tool_call_failures, response_chars = _response_columns(
-        attrs, empty_by_usage
+        attrs, facts.attributes, empty_by_usage
     )
 
     # cost: the 1-hour share of cache writes (never more than the writes), app-side cache hits, then the price
@@ -166,9 +171,10 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     )
 
 
-def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, str, str, str]:
+def _labels(attrs: dict[str, Any], failed: bool) -> tuple[str, str, str, str, str, str, str, str, str, str]:
     """(provider, request_model, response_model, response_id, prompt_template, prompt_version, feature,
-    experiment, variant, user_hash): what was called, and the application's labels for it."""
+    experiment, variant, user_hash): what was called, and the application's labels for it. ``failed``: the call
+    failed (Langfuse's model name is then the request's)."""
     get = attrs.get
     provider = get(sc.GEN_AI_PROVIDER_NAME)
     if provider is None or provider == "":
@@ -193,6 +199,11 @@ def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, s
         response_model = as_str(response_model)
     if not response_model and get(OI_MODEL_NAME) is not None and get(OI_REQUEST_MODEL_NAME) is None:
         response_model = as_str(get(OI_MODEL_NAME))
+    if not response_model and (lf_model := get(LF_MODEL)) is not None and lf_model != "":
+        if not failed:
+            response_model = as_str(lf_model)
+        elif not request_model:
+            request_model = as_str(lf_model)
     if not provider:
         provider = infer_provider(request_model or response_model, as_str(get(SERVER_ADDRESS)))
     response_id = get(sc.GEN_AI_RESPONSE_ID)
@@ -226,9 +237,11 @@ def _labels(attrs: dict[str, Any]) -> tuple[str, str, str, str, str, str, str, s
         user_hash  # fmt: skip
 
 
-def _response_columns(attrs: dict[str, Any], empty_by_usage: bool) -> tuple[str, bool, bool, bool, int, int, int]:
+def _response_columns(attrs: dict[str, Any], attributes: dict[str, str],
+                      empty_by_usage: bool) -> tuple[str, bool, bool, bool, int, int, int]:  # fmt: skip
     """(finish_reason, truncated, refusal, empty_response, tool_calls, tool_call_failures, response_chars);
-    ``empty_by_usage``: the usage says the response was empty (used when the span does not say)."""
+    ``attributes``: the row's map (its scope name); ``empty_by_usage``: the usage says the response was empty
+    (used when the span does not say)."""
     get = attrs.get
     finish = get(sc.GEN_AI_RESPONSE_FINISH_REASONS)
     if finish is None or finish == "":
@@ -237,6 +250,10 @@ def _response_columns(attrs: dict[str, Any], empty_by_usage: bool) -> tuple[str,
         finish = finish[0].lower().replace("-", "_")
     else:
         finish = finish_reason(finish)
+    if finish:
+        from_enum = PROVIDER_FINISH_REASON_BY_SCOPE.get(attributes.get(OTEL_SCOPE_NAME, ""))
+        if from_enum is not None:
+            finish = from_enum.get(finish, finish)
     truncated = get(sc.TRUNCATED)
     if truncated is not None:
         truncated = as_bool(truncated)

@@ -42,7 +42,7 @@ from inferwatch import semconv as sc
 from ..conventions import (
     ANY_MODEL_KEYS, CONTENT_EVENTS, EXCEPTION_TYPE, INFERENCE_OPERATIONS, LF_LLM_TYPES, LF_SPAN_OPERATION, LF_TYPE,
     MS_TO_FIRST_CHUNK_KEYS, OI_LLM_KINDS, OI_SPAN_KIND, OI_SPAN_OPERATION, OPENINFERENCE_FIRST_TOKEN_EVENT,
-    OPENLIT_SCOPE_PREFIX, REQUEST_TYPE_OPERATION, TRACELOOP_CHUNK_EVENTS, TRACELOOP_REQUEST_TYPE,
+    OPENLIT_SCOPE_PREFIX, OTEL_SCOPE_NAME, REQUEST_TYPE_OPERATION, TRACELOOP_CHUNK_EVENTS, TRACELOOP_REQUEST_TYPE,
     TRACELOOP_SPAN_KIND, TRACELOOP_SPAN_OPERATION, VERCEL_FIRST_CHUNK_EVENT,
 )  # fmt: skip
 from ..rows import SpanRow
@@ -59,7 +59,6 @@ _ZERO_TRACE_ID = bytes(16)
 _ZERO_SPAN_ID = bytes(8)
 _SPAN_KINDS = ("unspecified", "internal", "server", "client", "producer", "consumer")
 _CLIENT = 3
-_SCOPE_NAME = "otel.scope.name"
 _STATUS = ("unset", "ok", "error")
 #: What a span's events say: (exception type, first-token time in ns, content found so far plus the events')
 _Events = tuple["str | None", "int | None", "Found | None"]
@@ -148,7 +147,7 @@ def _classify(attrs: dict[str, Any], span: Any, scope_attrs: dict[str, str]) -> 
         return False, TRACELOOP_SPAN_OPERATION.get(as_str(tl_kind).lower(), "")
     if get(sc.GEN_AI_REQUEST_MODEL) is not None or get(sc.GEN_AI_RESPONSE_MODEL) is not None:
         return True, "embeddings" if "embed" in span.name.lower() else "chat"
-    if span.kind == _CLIENT and scope_attrs.get(_SCOPE_NAME, "").startswith(OPENLIT_SCOPE_PREFIX):
+    if span.kind == _CLIENT and scope_attrs.get(OTEL_SCOPE_NAME, "").startswith(OPENLIT_SCOPE_PREFIX):
         operation, _, model = span.name.partition(" ")
         if operation in INFERENCE_OPERATIONS and model and " " not in model:
             attrs[sc.GEN_AI_REQUEST_MODEL] = model
