@@ -4,8 +4,8 @@ Two spans are one request when they come from different instrumentation scopes (
 spans for one request, which keeps parallel calls of one library apart) and:
 
 1. both carry a response id: it is the same (provider ids are unique); or, without two ids,
-2. one is the other's parent, and that parent has no other LLM child from another scope (a generation that wraps
-   two calls is not merged with either), or
+2. one is the other's parent, and that parent has exactly one LLM child (a generation that wraps two calls is
+   merged with neither), or
 3. they are siblings (same parent) whose time intervals overlap and whose models agree (equal, or one a dated
    snapshot of the other: ``claude-sonnet-4-5`` and ``claude-sonnet-4-5-20250929``); or
 4. both are roots of their own traces (a library that starts a new trace beside the client's), of one service, with
