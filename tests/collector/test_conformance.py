@@ -20,12 +20,13 @@ from fastapi.testclient import TestClient
 
 from inferwatch_collector import auth
 
-from tests.helpers.conformance import expected, fixtures, load, requests_of, settle, trace_ids
+from tests.helpers.conformance import expected, fixtures, hex_id, load, requests_of, settle, spans_of, trace_ids
 from tests.helpers.keys import Keys
 
 LANGFUSE_PATH = "/api/public/otel/v1/traces"
 SYSTEM_PROMPT = "You are a terse assistant."  # the system prompt of the non-cached scenarios (emit.py)
-ROW_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+APP_SPAN = "handle_request"  # the app's own span around the call in the parent_span scenario (emit.py)
+ROW_FIELDS = ("parent_span_id", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
               "cost_usd", "ttft_ms", "finish_reason", "streamed", "status", "provider", "request_model",
               "response_model", "span_id", "trace_id", "start_time")
 EXACT = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
@@ -96,6 +97,11 @@ def test_recorded_library_lands_one_right_row_per_provider_request(unsettled_cli
                                     for r in rows))
     for index, (row, want) in enumerate(zip(rows, wanted)):
         problems.extend(_row_problems(index, row, want))
+    app_spans = {hex_id(span["span_id"]) for span in spans_of(fixture) if span["name"] == APP_SPAN}
+    for index, row in enumerate(rows):  # the call hangs under the app's span, or is a root without one
+        if row["parent_span_id"] not in (app_spans or {""}):
+            problems.append(f"row {index}: parent_span_id = {row['parent_span_id']!r}, expected "
+                            f"{sorted(app_spans) or 'none'}")
 
     calls = {row["span_id"] for row in rows}  # an app span's own input (a Langfuse @observe) is not the call's
     logs = [log for log in _prompt_logs(store, traces) if log[0] in calls]
