@@ -10,7 +10,10 @@ process exits. Its last stdout line is JSON: the installed distributions that ma
 Standard library and the libraries installed in the venv only: this file must not import project code, since it
 runs beside pins that conflict with the project's.
 
-Environment: ``IW_RECEIVER`` (base URL of the capture receiver), ``IW_MOCK`` (base URL of the mock LLM server).
+Environment: ``IW_RECEIVER`` (base URL of the capture receiver, or of a live collector), ``IW_MOCK`` (base URL of
+the mock LLM server). Credentials, where the receiver wants them, come the way a user passes them: the OTLP
+exporters' own ``OTEL_EXPORTER_OTLP_HEADERS`` (``Authorization=Bearer%20<key>``); Langfuse's ``LANGFUSE_HOST``,
+``LANGFUSE_PUBLIC_KEY`` and ``LANGFUSE_SECRET_KEY``.
 """
 
 from __future__ import annotations
@@ -94,7 +97,13 @@ def setup(slug: str) -> None:
     elif slug == "langfuse-openai":
         from langfuse import Langfuse
 
-        Langfuse(public_key="pk-lf-test", secret_key="sk-lf-test", base_url=RECEIVER)
+        # Configured as the Langfuse docs show, from the environment only (host and keys): the live suite sets
+        # LANGFUSE_HOST and a key pair of the collector's; the recorder leaves them to these defaults.
+        os.environ.setdefault("LANGFUSE_PUBLIC_KEY", "pk-lf-test")
+        os.environ.setdefault("LANGFUSE_SECRET_KEY", "sk-lf-test")
+        if "LANGFUSE_HOST" not in os.environ:
+            os.environ.setdefault("LANGFUSE_BASE_URL", RECEIVER)
+        Langfuse()
     elif slug == "otel-contrib-openai":
         # Content capture on, as log events: with opentelemetry-util-genai >= 1.0 the instrumentation is always on
         # the latest conventions, where "true" means no content; event_only sends gen_ai.* events to /v1/logs.

@@ -135,3 +135,73 @@ def split_by_scope(fixture: dict[str, Any], now_ns: int) -> list[bytes]:
                 alone = {"resource_spans": [{**resource_spans, "scope_spans": [scope_spans]}]}
                 bodies.append(json_format.ParseDict(alone, ExportTraceServiceRequest()).SerializeToString())
     return bodies
+
+
+# --- comparing stored rows with the hand-checked ones ------------------------------------------------------------
+
+SYSTEM_PROMPT = "You are a terse assistant."  # the system prompt of the non-cached scenarios (emit.py)
+ROW_FIELDS = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+              "cost_usd", "ttft_ms", "finish_reason", "streamed", "status", "provider", "request_model",
+              "response_model", "span_id", "trace_id", "start_time")
+EXACT = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+         "finish_reason", "streamed", "status", "provider", "request_model", "response_model")
+COST_TOLERANCE_USD = 1e-9  # far inside "to the cent": every cost here is a few tenths of a cent at most
+
+
+def stored_rows(store: Any, traces: set[str]) -> list[dict[str, Any]]:
+    """The ``llm_calls`` rows of ``traces`` (fields :data:`ROW_FIELDS`), in start-time order."""
+    result = store.query(f"SELECT {', '.join(ROW_FIELDS)} FROM llm_calls WHERE trace_id IN {{t:Array(String)}} "
+                         "ORDER BY start_time, span_id", parameters={"t": sorted(traces)})
+    return [dict(zip(ROW_FIELDS, row)) for row in result.result_rows]
+
+
+def stored_prompt_logs(store: Any, traces: set[str]) -> list[tuple[str, str, str]]:
+    """(span_id, prompt, completion) of every ``prompt_logs`` row of ``traces``, in start-time order."""
+    result = store.query("SELECT span_id, prompt, completion FROM prompt_logs WHERE trace_id IN {t:Array(String)} "
+                         "ORDER BY start_time, span_id", parameters={"t": sorted(traces)})
+    return [tuple(row) for row in result.result_rows]
+
+
+def stored_trace_ids(store: Any) -> set[str]:
+    """Every trace id in ``spans`` (a live run's store holds one scenario only)."""
+    return {row[0] for row in store.query("SELECT DISTINCT trace_id FROM spans").result_rows}
+
+
+def row_problems(index: int, row: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """How one stored row differs from its expected entry (empty when it matches)."""
+    problems = []
+    for field in EXACT:
+        if row[field] != want[field]:
+            problems.append(f"row {index}: {field} = {row[field]!r}, expected {want[field]!r}")
+    if abs(row["cost_usd"] - want["cost_usd"]) > COST_TOLERANCE_USD:
+        problems.append(f"row {index}: cost_usd = {row['cost_usd']:.10f}, expected {want['cost_usd']:.10f}")
+    if (row["ttft_ms"] > 0) != want["ttft_ms_present"]:
+        problems.append(f"row {index}: ttft_ms = {row['ttft_ms']}, expected "
+                        f"{'a TTFT' if want['ttft_ms_present'] else 'none'}")
+    return problems
+
+
+def conformance_problems(store: Any, traces: set[str], wanted: list[dict[str, Any]],
+                         provider_requests: int) -> list[str]:
+    """Every way the stored rows of ``traces`` differ from ``wanted`` (one entry per provider request): the row
+    count, each row's fields, and one prompt log per call with content holding the system prompt once."""
+    problems = []
+    rows = stored_rows(store, traces)
+    if len(rows) != provider_requests:
+        problems.append(f"{len(rows)} llm_calls rows for {provider_requests} provider request(s): "
+                        + "; ".join(f"span {r['span_id']} model {r['request_model'] or r['response_model']!r}"
+                                    for r in rows))
+    for index, (row, want) in enumerate(zip(rows, wanted)):
+        problems.extend(row_problems(index, row, want))
+
+    calls = {row["span_id"] for row in rows}  # an app span's own input (a Langfuse @observe) is not the call's
+    logs = [log for log in stored_prompt_logs(store, traces) if log[0] in calls]
+    with_content = sum(1 for want in wanted if want["has_prompt_log"])
+    if len(logs) != with_content:
+        problems.append(f"{len(logs)} prompt_logs rows of the calls, expected {with_content} (one per call with "
+                        "content)")
+    for span_id, prompt, _ in logs:
+        if prompt.count(SYSTEM_PROMPT) > 1:
+            problems.append(f"prompt log of span {span_id} holds the system prompt {prompt.count(SYSTEM_PROMPT)} "
+                            "times")
+    return problems
