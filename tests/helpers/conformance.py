@@ -163,8 +163,9 @@ def stored_prompt_logs(store: Any, traces: set[str]) -> list[tuple[str, str, str
 
 
 def stored_trace_ids(store: Any) -> set[str]:
-    """Every trace id in ``spans`` (a live run's store holds one scenario only)."""
-    return {row[0] for row in store.query("SELECT DISTINCT trace_id FROM spans").result_rows}
+    """Every trace id in ``llm_calls`` and ``spans`` (the other spans): a live run's store holds one scenario."""
+    result = store.query("SELECT DISTINCT trace_id FROM llm_calls UNION DISTINCT SELECT trace_id FROM spans")
+    return {row[0] for row in result.result_rows}
 
 
 def row_problems(index: int, row: dict[str, Any], want: dict[str, Any]) -> list[str]:
