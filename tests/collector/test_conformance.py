@@ -1,7 +1,9 @@
 """Conformance with real third-party emitters: what each instrumentation library really sent (recorded by
 tests/conformance/record.py, fixtures in tests/fixtures/conformance) lands as exactly one ``llm_calls`` row per
 provider request, with the hand-checked tokens, cost, TTFT, finish reason, streamed flag, status, provider,
-models and prompt-log placement of ``<scenario>.expected.json``.
+models and prompt-log placement of ``<scenario>.expected.json``; and that no PII the library sent (the
+``pii_content`` scenario plants an e-mail address and a phone number) is stored in clear anywhere in its traces,
+while its redacted content is in the prompt log.
 
 Each recording is posted to the full app as the library posted it (its path, encoding and compression; timestamps
 moved to now), then :func:`~tests.helpers.conformance.settle` lets the collector finish merging the spans of one
@@ -20,12 +22,13 @@ from fastapi.testclient import TestClient
 
 from inferwatch_collector import auth
 
-from tests.helpers.conformance import (conformance_problems, expected, fixtures, load, requests_of, settle,
-                                       trace_ids)
+from tests.helpers.conformance import (PLANTED_PII, conformance_problems, expected, fixtures, load, pii_leaks,
+                                       planted_pii, redacted_log_problems, requests_of, settle, trace_ids)
 from tests.helpers.keys import Keys
 
 LANGFUSE_PATH = "/api/public/otel/v1/traces"
 CASES = fixtures()
+PII_CASES = [(slug, scenario) for slug, scenario in CASES if scenario == "pii_content"]
 
 
 def _auth_header(path: str, ingest_key: str) -> str:
@@ -56,6 +59,21 @@ def test_recorded_library_lands_one_right_row_per_provider_request(unsettled_cli
 
     problems = _post_all(client, fixture, keys.ingest)
     settle(client.app)
-    problems.extend(conformance_problems(store, trace_ids(fixture), wanted, fixture["provider_requests"]))
+    traces = trace_ids(fixture)
+    problems.extend(conformance_problems(store, traces, wanted, fixture["provider_requests"]))
+    problems.extend(pii_leaks(store, traces, planted_pii(fixture)))
 
     assert not problems, f"{slug} {fixture['version']} / {scenario}:\n  " + "\n  ".join(problems)
+
+
+@pytest.mark.parametrize(("slug", "scenario"), PII_CASES, ids=[f"{slug}/{scenario}" for slug, scenario in PII_CASES])
+def test_recorded_content_lands_redacted_in_the_prompt_log(unsettled_client: TestClient, store: Any, keys: Keys,
+                                                           slug: str, scenario: str) -> None:
+    fixture = load(slug, scenario)
+    assert planted_pii(fixture) == list(PLANTED_PII), "the library must have sent the planted PII"
+
+    assert not _post_all(unsettled_client, fixture, keys.ingest)
+    settle(unsettled_client.app)
+
+    problems = redacted_log_problems(store, trace_ids(fixture))
+    assert not problems, f"{slug}: " + "; ".join(problems)

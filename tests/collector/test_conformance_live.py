@@ -6,7 +6,8 @@ Each case runs the recorder's own emitter (tests/conformance/emit.py) in a subpr
 configures the library: the OTLP exporters' ``OTEL_EXPORTER_OTLP_HEADERS`` with a Bearer ingest key, Langfuse's
 ``LANGFUSE_HOST`` and a Langfuse-style key pair (``auth.langfuse_pair``). The emitter flushes before it exits;
 the pairing window is then settled and the stored rows compared with the recorded scenario's hand-checked
-``<scenario>.expected.json`` (the same libraries and mock, so the same numbers). OpenLIT is not here: it needs
+``<scenario>.expected.json`` (the same libraries and mock, so the same numbers); for ``pii_content``, also that
+the planted PII is stored nowhere in clear and the prompt log holds it redacted. OpenLIT is not here: it needs
 anthropic < 1 and openai < 3 (its recordings are replayed by test_conformance.py).
 """
 
@@ -27,8 +28,9 @@ from inferwatch_collector import auth
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from inferwatch_server.app import create_app
-from tests.conformance.libraries import BY_SLUG
-from tests.helpers.conformance import conformance_problems, expected, settle, stored_trace_ids
+from tests.conformance.libraries import BY_SLUG, PII_LIBRARIES
+from tests.helpers.conformance import (PLANTED_PII, conformance_problems, expected, pii_leaks, redacted_log_problems,
+                                       settle, stored_trace_ids)
 from tests.helpers.keys import Keys
 from tests.helpers.live_collector import ServerThread
 
@@ -38,7 +40,8 @@ LIVE_LIBRARIES = ("openinference-openai", "openinference-anthropic", "openllmetr
 LIVE_SCENARIOS = ("non_stream", "stream_usage", "provider_error")
 PROVIDER_PATHS = ("/v1/chat/completions", "/v1/responses", "/v1/messages")
 EMIT_TIMEOUT_S = 60
-CASES = [(slug, scenario) for slug in LIVE_LIBRARIES for scenario in LIVE_SCENARIOS]
+CASES = [(slug, scenario) for slug in LIVE_LIBRARIES for scenario in LIVE_SCENARIOS] + [
+    (slug, "pii_content") for slug in LIVE_LIBRARIES if slug in PII_LIBRARIES]
 
 
 @pytest.fixture
@@ -86,4 +89,6 @@ def test_live_library_lands_one_right_row_per_provider_request(live: tuple[FastA
     traces = stored_trace_ids(store)
     assert traces, f"{slug} / {scenario}: no span reached the collector"
     problems = conformance_problems(store, traces, wanted, served)
+    if scenario == "pii_content":  # the planted e-mail address and phone number: redacted, never stored in clear
+        problems += pii_leaks(store, traces, list(PLANTED_PII)) + redacted_log_problems(store, traces)
     assert not problems, f"{slug} live / {scenario}:\n  " + "\n  ".join(problems)

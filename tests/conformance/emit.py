@@ -38,6 +38,8 @@ CACHED_USER_OPENAI = "[cache:200] Summarise the policy."
 CACHED_USER_ANTHROPIC = "[cache:200][cache-write:64] Summarise the policy."
 TOOL_USER = "[tool] What is the weather in Paris?"
 ERROR_USER = "[error:500] Say hello."
+# Planted PII for the content-capturing libraries: none of it may be stored unredacted (test_conformance.py).
+PII_USER = "My email is jane.doe@example.com and my phone is +1 415 555 0132. Say hello."
 WEATHER_SCHEMA = {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}
 RELEVANT_PREFIXES = ("opentelemetry", "openinference", "openlit", "langfuse", "openai", "anthropic", "traceloop",
                      "httpx", "wrapt", "protobuf")
@@ -181,6 +183,9 @@ def openai_scenario(client: Any, scenario: str) -> None:
             pass
         else:
             raise SystemExit("the mock did not fail the request")
+    elif scenario == "pii_content":
+        client.chat.completions.create(model=OPENAI_MODEL, messages=[
+            {"role": "system", "content": SYSTEM}, {"role": "user", "content": PII_USER}])
     elif scenario == "cached_reasoning":
         client.chat.completions.create(model=OPENAI_REASONING_MODEL, messages=[
             {"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": CACHED_USER_OPENAI}])
@@ -211,6 +216,9 @@ def anthropic_scenario(client: Any, scenario: str) -> None:
             pass
         else:
             raise SystemExit("the mock did not fail the request")
+    elif scenario == "pii_content":
+        client.messages.create(model=ANTHROPIC_MODEL, max_tokens=256, system=SYSTEM,
+                               messages=[{"role": "user", "content": PII_USER}])
     elif scenario == "cached_reasoning":
         client.messages.create(model=ANTHROPIC_MODEL, max_tokens=2048, system=LONG_SYSTEM,
                                thinking={"type": "enabled", "budget_tokens": 1024},

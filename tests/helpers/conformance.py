@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,56 @@ def conformance_problems(store: Any, traces: set[str], wanted: list[dict[str, An
             problems.append(f"prompt log of span {span_id} holds the system prompt {prompt.count(SYSTEM_PROMPT)} "
                             "times")
     return problems
+
+
+# --- planted PII ------------------------------------------------------------------------------------------------
+
+PLANTED_PII = ("jane.doe@example.com", "+1 415 555 0132", "415 555 0132")
+"""What the ``pii_content`` scenario plants in its user message (emit.py ``PII_USER``), with the phone number's
+local part alone, so a partly redacted number is caught too."""
+PII_PLACEHOLDERS = ("<EMAIL_ADDRESS>", "<PHONE_NUMBER>")  # what the collector's redactor puts in their place
+PII_TABLES = ("llm_calls", "spans", "prompt_logs")
+
+
+def planted_pii(fixture: dict[str, Any]) -> list[str]:
+    """The :data:`PLANTED_PII` strings the recording holds (what the library really sent)."""
+    sent = json.dumps(fixture["requests"], ensure_ascii=False)
+    return [text for text in PLANTED_PII if text in sent]
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _texts(item)
+
+
+def pii_leaks(store: Any, traces: set[str], planted: list[str]) -> list[str]:
+    """Every stored place (table, column) of ``traces`` where a ``planted`` string survives: any text column of
+    ``llm_calls``, ``spans`` and ``prompt_logs`` (names, attributes, status messages, prompts, completions)."""
+    leaks = []
+    for table in PII_TABLES:
+        result = store.query(f"SELECT * FROM {table} WHERE trace_id IN {{t:Array(String)}}",
+                             parameters={"t": sorted(traces)})
+        for row in result.result_rows:
+            for column, value in zip(result.column_names, row):
+                for text in planted:
+                    if any(text in found for found in _texts(value)):
+                        leaks.append(f"{table}.{column} holds {text!r}")
+    return sorted(set(leaks))
+
+
+def redacted_log_problems(store: Any, traces: set[str]) -> list[str]:
+    """What is wrong with the prompt log of a ``pii_content`` run: absent, or without the redaction
+    placeholders where the planted PII was (empty when it is there and redacted)."""
+    logs = stored_prompt_logs(store, traces)
+    if not logs:
+        return ["the content never reached the prompt log"]
+    prompt = "".join(log[1] for log in logs)
+    missing = [placeholder for placeholder in PII_PLACEHOLDERS if placeholder not in prompt]
+    return [f"the prompt log lacks {missing}: {prompt[:400]!r}"] if missing else []
