@@ -10,7 +10,10 @@ process exits. Its last stdout line is JSON: the installed distributions that ma
 Standard library and the libraries installed in the venv only: this file must not import project code, since it
 runs beside pins that conflict with the project's.
 
-Environment: ``IW_RECEIVER`` (base URL of the capture receiver), ``IW_MOCK`` (base URL of the mock LLM server).
+Environment: ``IW_RECEIVER`` (base URL of the capture receiver, or of a live collector), ``IW_MOCK`` (base URL of
+the mock LLM server). Credentials, where the receiver wants them, come the way a user passes them: the OTLP
+exporters' own ``OTEL_EXPORTER_OTLP_HEADERS`` (``Authorization=Bearer%20<key>``); Langfuse's ``LANGFUSE_HOST``,
+``LANGFUSE_PUBLIC_KEY`` and ``LANGFUSE_SECRET_KEY``.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ CACHED_USER_OPENAI = "[cache:200] Summarise the policy."
 CACHED_USER_ANTHROPIC = "[cache:200][cache-write:64] Summarise the policy."
 TOOL_USER = "[tool] What is the weather in Paris?"
 ERROR_USER = "[error:500] Say hello."
+# Planted PII for the content-capturing libraries: none of it may be stored unredacted (test_conformance.py).
+PII_USER = "My email is jane.doe@example.com and my phone is +1 415 555 0132. Say hello."
 WEATHER_SCHEMA = {"type": "object", "properties": {"location": {"type": "string"}}, "required": ["location"]}
 RELEVANT_PREFIXES = ("opentelemetry", "openinference", "openlit", "langfuse", "openai", "anthropic", "traceloop",
                      "httpx", "wrapt", "protobuf")
@@ -94,7 +99,13 @@ def setup(slug: str) -> None:
     elif slug == "langfuse-openai":
         from langfuse import Langfuse
 
-        Langfuse(public_key="pk-lf-test", secret_key="sk-lf-test", base_url=RECEIVER)
+        # Configured as the Langfuse docs show, from the environment only (host and keys): the live suite sets
+        # LANGFUSE_HOST and a key pair of the collector's; the recorder leaves them to these defaults.
+        os.environ.setdefault("LANGFUSE_PUBLIC_KEY", "pk-lf-test")
+        os.environ.setdefault("LANGFUSE_SECRET_KEY", "sk-lf-test")
+        if "LANGFUSE_HOST" not in os.environ:
+            os.environ.setdefault("LANGFUSE_BASE_URL", RECEIVER)
+        Langfuse()
     elif slug == "otel-contrib-openai":
         # Content capture on, as log events: with opentelemetry-util-genai >= 1.0 the instrumentation is always on
         # the latest conventions, where "true" means no content; event_only sends gen_ai.* events to /v1/logs.
@@ -172,6 +183,9 @@ def openai_scenario(client: Any, scenario: str) -> None:
             pass
         else:
             raise SystemExit("the mock did not fail the request")
+    elif scenario == "pii_content":
+        client.chat.completions.create(model=OPENAI_MODEL, messages=[
+            {"role": "system", "content": SYSTEM}, {"role": "user", "content": PII_USER}])
     elif scenario == "cached_reasoning":
         client.chat.completions.create(model=OPENAI_REASONING_MODEL, messages=[
             {"role": "system", "content": LONG_SYSTEM}, {"role": "user", "content": CACHED_USER_OPENAI}])
@@ -202,6 +216,9 @@ def anthropic_scenario(client: Any, scenario: str) -> None:
             pass
         else:
             raise SystemExit("the mock did not fail the request")
+    elif scenario == "pii_content":
+        client.messages.create(model=ANTHROPIC_MODEL, max_tokens=256, system=SYSTEM,
+                               messages=[{"role": "user", "content": PII_USER}])
     elif scenario == "cached_reasoning":
         client.messages.create(model=ANTHROPIC_MODEL, max_tokens=2048, system=LONG_SYSTEM,
                                thinking={"type": "enabled", "budget_tokens": 1024},

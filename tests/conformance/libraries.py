@@ -19,7 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SCENARIOS = ("non_stream", "stream_usage", "tool_call", "provider_error", "cached_reasoning", "parent_span")
+SCENARIOS = ("non_stream", "stream_usage", "tool_call", "provider_error", "cached_reasoning", "parent_span",
+             "pii_content")
+# pii_content (a user message with an e-mail address and a phone number) is recorded only for libraries that
+# capture content: PII_LIBRARIES.
+PII_LIBRARIES = ("openlit-openai", "otel-contrib-openai", "openinference-openai")
 
 ANTHROPIC = "anthropic==2.17.0"
 OPENAI = "openai==3.63.0"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -154,3 +155,136 @@ def split_by_scope(fixture: dict[str, Any], now_ns: int) -> list[bytes]:
                 alone = {"resource_spans": [{**resource_spans, "scope_spans": [scope_spans]}]}
                 bodies.append(json_format.ParseDict(alone, ExportTraceServiceRequest()).SerializeToString())
     return bodies
+
+
+# --- comparing stored rows with the hand-checked ones ------------------------------------------------------------
+
+SYSTEM_PROMPT = "You are a terse assistant."  # the system prompt of the non-cached scenarios (emit.py)
+APP_SPAN = "handle_request"  # the app's own span around the call in the parent_span scenario (emit.py)
+ROW_FIELDS = ("parent_span_id", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+              "cost_usd", "ttft_ms", "finish_reason", "streamed", "status", "provider", "request_model",
+              "response_model", "span_id", "trace_id", "start_time")
+EXACT = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens",
+         "finish_reason", "streamed", "status", "provider", "request_model", "response_model")
+COST_TOLERANCE_USD = 1e-9  # far inside "to the cent": every cost here is a few tenths of a cent at most
+
+
+def stored_rows(store: Any, traces: set[str]) -> list[dict[str, Any]]:
+    """The ``llm_calls`` rows of ``traces`` (fields :data:`ROW_FIELDS`), in start-time order."""
+    result = store.query(f"SELECT {', '.join(ROW_FIELDS)} FROM llm_calls WHERE trace_id IN {{t:Array(String)}} "
+                         "ORDER BY start_time, span_id", parameters={"t": sorted(traces)})
+    return [dict(zip(ROW_FIELDS, row)) for row in result.result_rows]
+
+
+def stored_prompt_logs(store: Any, traces: set[str]) -> list[tuple[str, str, str]]:
+    """(span_id, prompt, completion) of every ``prompt_logs`` row of ``traces``, in start-time order."""
+    result = store.query("SELECT span_id, prompt, completion FROM prompt_logs WHERE trace_id IN {t:Array(String)} "
+                         "ORDER BY start_time, span_id", parameters={"t": sorted(traces)})
+    return [tuple(row) for row in result.result_rows]
+
+
+def stored_trace_ids(store: Any) -> set[str]:
+    """Every trace id in ``llm_calls`` and ``spans`` (the other spans): a live run's store holds one scenario."""
+    result = store.query("SELECT DISTINCT trace_id FROM llm_calls UNION DISTINCT SELECT trace_id FROM spans")
+    return {row[0] for row in result.result_rows}
+
+
+def row_problems(index: int, row: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """How one stored row differs from its expected entry (empty when it matches)."""
+    problems = []
+    for field in EXACT:
+        if row[field] != want[field]:
+            problems.append(f"row {index}: {field} = {row[field]!r}, expected {want[field]!r}")
+    if abs(row["cost_usd"] - want["cost_usd"]) > COST_TOLERANCE_USD:
+        problems.append(f"row {index}: cost_usd = {row['cost_usd']:.10f}, expected {want['cost_usd']:.10f}")
+    if (row["ttft_ms"] > 0) != want["ttft_ms_present"]:
+        problems.append(f"row {index}: ttft_ms = {row['ttft_ms']}, expected "
+                        f"{'a TTFT' if want['ttft_ms_present'] else 'none'}")
+    return problems
+
+
+def conformance_problems(store: Any, traces: set[str], wanted: list[dict[str, Any]],
+                         provider_requests: int) -> list[str]:
+    """Every way the stored rows of ``traces`` differ from ``wanted`` (one entry per provider request): the row
+    count, each row's fields, its parent (the app's span, or none), and one prompt log per call with content
+    holding the system prompt once."""
+    problems = []
+    rows = stored_rows(store, traces)
+    if len(rows) != provider_requests:
+        problems.append(f"{len(rows)} llm_calls rows for {provider_requests} provider request(s): "
+                        + "; ".join(f"span {r['span_id']} model {r['request_model'] or r['response_model']!r}"
+                                    for r in rows))
+    for index, (row, want) in enumerate(zip(rows, wanted)):
+        problems.extend(row_problems(index, row, want))
+    app_spans = {span_id for (span_id,) in store.query(
+        "SELECT span_id FROM spans WHERE trace_id IN {t:Array(String)} AND name = {n:String}",
+        parameters={"t": sorted(traces), "n": APP_SPAN}).result_rows}
+    for index, row in enumerate(rows):  # the call hangs under the app's span (a merged twin never parents it)
+        if row["parent_span_id"] not in (app_spans or {""}):
+            problems.append(f"row {index}: parent_span_id = {row['parent_span_id']!r}, expected "
+                            f"{sorted(app_spans) or 'none'}")
+
+    calls = {row["span_id"] for row in rows}  # an app span's own input (a Langfuse @observe) is not the call's
+    logs = [log for log in stored_prompt_logs(store, traces) if log[0] in calls]
+    with_content = sum(1 for want in wanted if want["has_prompt_log"])
+    if len(logs) != with_content:
+        problems.append(f"{len(logs)} prompt_logs rows of the calls, expected {with_content} (one per call with "
+                        "content)")
+    for span_id, prompt, _ in logs:
+        if prompt.count(SYSTEM_PROMPT) > 1:
+            problems.append(f"prompt log of span {span_id} holds the system prompt {prompt.count(SYSTEM_PROMPT)} "
+                            "times")
+    return problems
+
+
+# --- planted PII ------------------------------------------------------------------------------------------------
+
+PLANTED_PII = ("jane.doe@example.com", "+1 415 555 0132", "415 555 0132")
+"""What the ``pii_content`` scenario plants in its user message (emit.py ``PII_USER``), with the phone number's
+local part alone, so a partly redacted number is caught too."""
+PII_PLACEHOLDERS = ("<EMAIL_ADDRESS>", "<PHONE_NUMBER>")  # what the collector's redactor puts in their place
+PII_TABLES = ("llm_calls", "spans", "prompt_logs")
+
+
+def planted_pii(fixture: dict[str, Any]) -> list[str]:
+    """The :data:`PLANTED_PII` strings the recording holds (what the library really sent)."""
+    sent = json.dumps(fixture["requests"], ensure_ascii=False)
+    return [text for text in PLANTED_PII if text in sent]
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _texts(item)
+
+
+def pii_leaks(store: Any, traces: set[str], planted: list[str]) -> list[str]:
+    """Every stored place (table, column) of ``traces`` where a ``planted`` string survives: any text column of
+    ``llm_calls``, ``spans`` and ``prompt_logs`` (names, attributes, status messages, prompts, completions)."""
+    leaks = []
+    for table in PII_TABLES:
+        result = store.query(f"SELECT * FROM {table} WHERE trace_id IN {{t:Array(String)}}",
+                             parameters={"t": sorted(traces)})
+        for row in result.result_rows:
+            for column, value in zip(result.column_names, row):
+                for text in planted:
+                    if any(text in found for found in _texts(value)):
+                        leaks.append(f"{table}.{column} holds {text!r}")
+    return sorted(set(leaks))
+
+
+def redacted_log_problems(store: Any, traces: set[str]) -> list[str]:
+    """What is wrong with the prompt log of a ``pii_content`` run: absent, or without the redaction
+    placeholders where the planted PII was (empty when it is there and redacted)."""
+    logs = stored_prompt_logs(store, traces)
+    if not logs:
+        return ["the content never reached the prompt log"]
+    prompt = "".join(log[1] for log in logs)
+    missing = [placeholder for placeholder in PII_PLACEHOLDERS if placeholder not in prompt]
+    return [f"the prompt log lacks {missing}: {prompt[:400]!r}"] if missing else []
