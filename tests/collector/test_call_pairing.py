@@ -254,6 +254,15 @@ def test_a_restart_settles_what_was_held_when_the_collector_died(app_settings, s
     assert spans == [("cd" * 8,), ("ef" * 8,)]
 
 
+def test_a_backlog_is_settled_in_batches(unsettled_client, store, keys, monkeypatch) -> None:
+    monkeypatch.setattr("inferwatch_collector.pairing.service.SETTLE_BATCH", 3)
+    traces = [p.new_trace_id() for _ in range(7)]
+    post(unsettled_client, keys.ingest, NATIVE, *(native_span(trace, p.new_span_id()) for trace in traces))
+    assert unsettled_client.app.state.call_pairing.settle_all() == 7
+    assert sum(len(calls(store, trace)) for trace in traces) == 7
+    assert metric(unsettled_client, "inferwatch_pairing_held_calls") == 0
+
+
 def test_window_zero_writes_every_row_at_once(app_settings, store, keys) -> None:
     trace, outer, inner = p.new_trace_id(), p.new_span_id(), p.new_span_id()
     with TestClient(create_app(app_settings.model_copy(update={"pairing_window_s": 0}), store=store)) as client:

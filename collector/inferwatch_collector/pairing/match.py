@@ -17,6 +17,8 @@ time; a group never holds two spans of one scope. :func:`group_calls` returns th
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections import defaultdict
 from typing import Iterable, NamedTuple, Sequence
 
 from ..rows import LlmCallRow
@@ -82,25 +84,85 @@ def _distance(a: CallView, b: CallView) -> int:
     return abs(a.start_time - b.start_time) + abs(a.end_time - b.end_time)
 
 
+_NEAREST = 4  # siblings and roots of another scope looked at on each side of a view's start time
+
+
+class _ByStart:
+    """Views sorted by start time, for the few nearest to a time."""
+
+    def __init__(self) -> None:
+        self.views: list[CallView] = []
+        self.starts: list[int] = []
+
+    def finish(self) -> None:
+        self.views.sort(key=lambda v: v.start_time)
+        self.starts = [v.start_time for v in self.views]
+
+    def nearest(self, time_us: int) -> list[CallView]:
+        at = bisect_left(self.starts, time_us)
+        return self.views[max(0, at - _NEAREST):at + _NEAREST]
+
+
+class _Candidates:
+    """Where a view's possible twins are found without comparing every pair: by response id, parent and children,
+    and, among siblings and roots, the few of each other scope nearest in start time (twins start milliseconds
+    apart, and a pairing takes the closest anyway)."""
+
+    def __init__(self, views: Sequence[CallView]) -> None:
+        self.by_response: dict[str, list[CallView]] = defaultdict(list)
+        self.by_span: dict[str, CallView] = {}
+        self.children: dict[str, list[CallView]] = defaultdict(list)
+        # (trace, parent) -> scope -> siblings; for roots also service -> scope -> roots of every trace
+        self.siblings: dict[tuple[str, str], dict[str, _ByStart]] = defaultdict(lambda: defaultdict(_ByStart))
+        self.roots: dict[str, dict[str, _ByStart]] = defaultdict(lambda: defaultdict(_ByStart))
+        for view in views:
+            self.by_span[view.span_id] = view
+            if view.response_id:
+                self.by_response[view.response_id].append(view)
+            if view.parent_span_id:
+                self.children[view.parent_span_id].append(view)
+            else:
+                self.roots[view.service][view.scope].views.append(view)
+            self.siblings[(view.trace_id, view.parent_span_id)][view.scope].views.append(view)
+        for table in (*self.siblings.values(), *self.roots.values()):
+            for by_start in table.values():
+                by_start.finish()
+        self.llm_children = {span_id: len(found) for span_id, found in self.children.items()}
+
+    def of(self, view: CallView) -> list[CallView]:
+        found: dict[str, CallView] = {}
+        for other in self.by_response.get(view.response_id, ()) if view.response_id else ():
+            found[other.span_id] = other
+        parent = self.by_span.get(view.parent_span_id) if view.parent_span_id else None
+        if parent is not None:
+            found[parent.span_id] = parent
+        for other in self.children.get(view.span_id, ()):
+            found[other.span_id] = other
+        tables = [self.siblings[(view.trace_id, view.parent_span_id)]]
+        if not view.parent_span_id:
+            tables.append(self.roots[view.service])
+        for table in tables:
+            for scope, by_start in table.items():
+                if scope != view.scope:
+                    for other in by_start.nearest(view.start_time):
+                        found[other.span_id] = other
+        return [other for other in found.values() if same_request(view, other, self.llm_children)]
+
+
 def group_calls(held: Sequence[CallView], written: Iterable[CallView] = ()) -> list[list[CallView]]:
     """Groups of views that are one request each, every held view in exactly one group (alone if unmatched).
 
     ``written``: rows already in llm_calls that a held row may turn out to duplicate; they appear in a group only
-    together with a held row, and a group holds at most one of them.
+    together with a held row, and a group holds at most one of them. Near-linear in the number of views (the
+    candidates of a view come from indexes, see :class:`_Candidates`).
     """
-    written = [w for w in written if all(w.span_id != h.span_id for h in held)]
-    everyone = list(held) + written
-    llm_children: dict[str, int] = {}
-    for view in everyone:
-        if view.parent_span_id:
-            llm_children[view.parent_span_id] = llm_children.get(view.parent_span_id, 0) + 1
+    held_ids = {h.span_id for h in held}
+    written = [w for w in written if w.span_id not in held_ids]
+    candidates = _Candidates(list(held) + written)
     written_ids = {w.span_id for w in written}
-    group_of: dict[str, list[CallView]] = {}
-    for view in everyone:
-        group_of[view.span_id] = [view]
+    group_of: dict[str, list[CallView]] = {view.span_id: [view] for view in list(held) + written}
     for view in held:
-        candidates = [other for other in everyone if same_request(view, other, llm_children)]
-        for other in sorted(candidates, key=lambda other: (_distance(view, other), other.span_id)):
+        for other in sorted(candidates.of(view), key=lambda other: (_distance(view, other), other.span_id)):
             mine, theirs = group_of[view.span_id], group_of[other.span_id]
             if mine is theirs:
                 break

@@ -32,6 +32,7 @@ from .merge import absorbed_span, kept_first, merged_row, moved_logs
 log = logging.getLogger(__name__)
 
 RECOVER_LOOKBACK_S = 900
+SETTLE_BATCH = 5_000  # due calls settled per write (with their twins): bounded queries, steady progress
 _WRITE_TIMEOUT_S = 60.0
 _SLACK_US = 3_600_000_000  # how far around the held calls' times a written twin is looked for
 
@@ -111,16 +112,27 @@ class CallPairing:
         return self._settle(force=False)
 
     def _settle(self, force: bool) -> int:
+        settled = 0
+        while True:
+            count, more = self._settle_batch(force)
+            settled += count
+            if not more:
+                return settled
+
+    def _settle_batch(self, force: bool) -> tuple[int, bool]:
+        """Settle up to :data:`SETTLE_BATCH` of the oldest due calls (with what they pair with); returns (rows
+        settled, whether more are due)."""
         with self._settling:  # one settlement at a time: the background thread and settle_all never interleave
             now = self._clock()
             with self._lock:
-                due = {key for key, entry in self._pending.items() if force or entry.due <= now}
                 overflow = len(self._pending) - self.max_held
-                if overflow > 0:
-                    due.update(key for key, _ in zip(sorted(self._pending, key=lambda k: self._pending[k].due),
-                                                     range(overflow)))
+                due: set[tuple[str, str]] = set()
+                for index, (key, entry) in enumerate(self._pending.items()):  # arrival order: oldest first
+                    if len(due) >= SETTLE_BATCH or not (force or entry.due <= now or index < overflow):
+                        break
+                    due.add(key)
                 if not due:
-                    return 0
+                    return 0, False
                 traces = {(project, self._pending[(project, span)].call.row.trace_id) for project, span in due}
                 batch = {(project, span): self._pending[(project, span)]
                          for project, trace in traces for span in self._by_trace.get((project, trace), ())}
@@ -129,13 +141,15 @@ class CallPairing:
             for (project, _), entry in batch.items():
                 by_project[project].append(entry)
             settled = 0
+            failed = False
             for project, entries in by_project.items():
                 try:
                     settled += self._settle_project(project, entries, due)
                 except Exception:
+                    failed = True
                     self.stats.settle_failures += 1
                     log.exception("settling held LLM calls of a project failed; they stay held and are retried")
-            return settled
+            return settled, len(due) >= SETTLE_BATCH and not failed
 
     def _roots_beside(self, due: set[tuple[str, str]]) -> dict[tuple[str, str], _Entry]:
         """Held root calls, of any trace, near a due root call of their project (rule 4 of :mod:`.match`)."""
