@@ -12,15 +12,21 @@ What it does, in one run (every subprocess is stopped on exit, everything binds 
    - acknowledged spans/s = spans / (first send -> last 200),
    - queryable spans/s = spans / (first send -> ``GET /api/v1/calls/summary`` counting them all),
    counting deltas of the summary on one collector (request bodies are all distinct, so no retry dedup).
-4. Overload: a second collector with a small ``INFERWATCH_MAX_QUEUE_ROWS`` and ``INFERWATCH_MAX_INFLIGHT_BYTES``; many senders post without pauses
+4. Scenario (c) another library's spans, on a collector of its own (defaults): scenario (a)'s requests with the
+   instrumentation scope renamed to ``openinference.instrumentation.openai`` (fresh ids, each rep moved apart in
+   time), so every span takes the held path (``llm_calls_held``, kept in memory for ``pairing_window_s``, then
+   settled). Acknowledged spans/s against (a)'s, queryable spans/s and the time from the last 200 to all rows
+   queryable (both include the window), the collector's RSS peak against (a)'s, the held-calls gauge over time.
+   A rep whose rows are not all queryable by the window + 90 s (+ 30 s with ``--quick``) ends the scenario.
+5. Overload: a second collector with a small ``INFERWATCH_MAX_QUEUE_ROWS`` and ``INFERWATCH_MAX_INFLIGHT_BYTES``; many senders post without pauses
    (503s are not waited on) while the collector's RSS is sampled every 0.5 s.
-5. The raw chDB insert ceiling, in this process after the collectors have stopped, on its own temp dir:
+6. The raw chDB insert ceiling, in this process after the collectors have stopped, on its own temp dir:
    ``normalize()`` the scenario (a) requests, then ``Store.insert_columns`` the pre-built ``llm_calls`` columns
    in batches of the collector's flush size on a migrated store (materialized views included).
-6. A final table: targets, measurements, PASS/FAIL (no asserts; the exit code is 0 unless the bench itself
+7. A final table: targets, measurements, PASS/FAIL (no asserts; the exit code is 0 unless the bench itself
    could not run).
 
-Run: ``.venv/bin/python bench/ingest.py`` (about 3 minutes on 2 cores) or ``--quick`` (about 30 s).
+Run: ``.venv/bin/python bench/ingest.py`` (about 3-4 minutes on 2 cores) or ``--quick`` (about 1 minute).
 """
 
 from __future__ import annotations
@@ -63,6 +69,14 @@ MiB = 1024 * 1024
 TARGET_QUERYABLE_NO_CONTENT = 20_000
 TARGET_CEILING_SHARE = 0.40
 TARGET_QUERYABLE_CONTENT = 5_000
+# (c) another library's spans take the held path: the worker encodes each row to JSON for llm_calls_held (instead
+# of writing llm_calls + its views) and hands it back to the main process, which keeps it for the window. That is
+# one more encode and one more process hop per span, about what normalize itself costs, so at most ~30% of (a)'s
+# acknowledged rate may go; more than that means the held path does work per request that it should not.
+TARGET_HELD_ACK_SHARE = 0.70
+# after the window, settling writes the rows as the direct path would (a second or two) plus one settle tick (1 s)
+TARGET_HELD_SETTLE_SLACK_S = 5.0
+THIRD_PARTY_SCOPE = "openinference.instrumentation.openai"
 
 
 def log(message: str) -> None:
@@ -93,6 +107,34 @@ def build_payloads(n_requests: int, spans_per_request: int, *, with_content: boo
         for span in request.resource_spans[0].scope_spans[0].spans:
             span.trace_id = randbytes(16)
             span.span_id = randbytes(8)
+        out.append(request.SerializeToString())
+    return out
+
+
+def rescoped(payloads: Sequence[bytes], scope: str, *, seed: int, shift_ns: int) -> list[bytes]:
+    """``payloads`` as another library would send them: scope ``scope``, fresh trace/span ids and response ids
+    (provider ids are unique; the pairing code looks twins up by them), every time moved by ``shift_ns``.
+
+    The shift keeps each rep's spans apart in time from every other rep's rows: the pairing window compares a held
+    root span with the root rows near it in time, and in real traffic a later rep would have later timestamps.
+    """
+    from inferwatch import semconv as sc
+
+    randbytes = random.Random(seed).randbytes
+    out: list[bytes] = []
+    for body in payloads:
+        request = ExportTraceServiceRequest.FromString(body)
+        scope_spans = request.resource_spans[0].scope_spans[0]
+        scope_spans.scope.name = scope
+        scope_spans.scope.version = "0.1.99"
+        for span in scope_spans.spans:
+            span.trace_id = randbytes(16)
+            span.span_id = randbytes(8)
+            span.start_time_unix_nano += shift_ns
+            span.end_time_unix_nano += shift_ns
+            for attr in span.attributes:
+                if attr.key == sc.GEN_AI_RESPONSE_ID:
+                    attr.value.string_value = span.span_id.hex()
         out.append(request.SerializeToString())
     return out
 
@@ -382,6 +424,58 @@ class RepResult:
     failures: int
     collector_cores: float
     bench_cores: float
+    queryable_calls: int = 0  # of ``spans``, how many were queryable when the poll ended
+
+    @property
+    def ack_to_queryable_s(self) -> float:
+        """From the last 200 to every row queryable (inf when they never were)."""
+        return self.queryable_s - self.ack_s
+
+
+class Sampler:
+    """The collector's RSS every 0.5 s (and, with ``held``, its held-calls gauge every ~1 s) on a thread."""
+
+    def __init__(self, collector: Collector, held: bool = False) -> None:
+        self.collector = collector
+        self.held = held
+        self.rss: list[tuple[float, int]] = []
+        self.held_calls: list[tuple[float, float]] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+        self.start = 0.0
+
+    def _run(self) -> None:
+        n = 0
+        while not self._done.is_set():
+            self.rss.append((time.perf_counter(), self.collector.rss()))
+            if self.held and n % 2 == 0:
+                value = self.collector.metrics().get("inferwatch_pairing_held_calls")
+                if value is not None:
+                    self.held_calls.append((time.perf_counter(), value))
+            n += 1
+            self._done.wait(0.5)
+
+    def __enter__(self) -> "Sampler":
+        self.start = time.perf_counter()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+
+    @property
+    def peak(self) -> int:
+        return max((rss for _, rss in self.rss), default=0)
+
+    def held_timeline(self, every_s: float = 5.0) -> str:
+        """``t:held`` pairs about every ``every_s`` seconds, t from the sampler's start."""
+        out, next_t = [], 0.0
+        for t, value in self.held_calls:
+            if t - self.start >= next_t:
+                out.append(f"{t - self.start:.0f}s:{value:,.0f}")
+                next_t = t - self.start + every_s
+        return "  ".join(out)
 
 
 def run_rep(collector: Collector, payloads: Sequence[bytes], calls_per_request: int,
@@ -423,7 +517,7 @@ def run_rep(collector: Collector, payloads: Sequence[bytes], calls_per_request: 
         acked_per_s=(stats.acks * calls_per_request) / ack_s if stats.last_ack else 0.0,
         queryable_per_s=spans / q_s if queryable_at else 0.0,
         ack_s=ack_s, queryable_s=q_s, rejected_503=stats.rejected_503, failures=stats.failures,
-        collector_cores=cpu_coll / wall, bench_cores=cpu_bench / wall,
+        collector_cores=cpu_coll / wall, bench_cores=cpu_bench / wall, queryable_calls=seen - baseline,
     )
 
 
@@ -559,6 +653,23 @@ def _median_min_max(values: Sequence[float]) -> tuple[float, float, float]:
     return statistics.median(values), min(values), max(values)
 
 
+def run_reps(title: str, collector: Collector, runs: Sequence[Sequence[bytes]], calls: int,
+             clients: Sequence[httpx.Client], window: tuple[str, str], out: list[RepResult],
+             queryable_timeout_s: float = 120.0) -> None:
+    """One :func:`run_rep` per run, logged; stops after a rep whose rows never all became queryable (the
+    collector is then still busy with them, so later reps would measure the backlog)."""
+    for r, payloads in enumerate(runs):
+        res = run_rep(collector, payloads, calls, clients, window, queryable_timeout_s)
+        out.append(res)
+        log(f"  {title} rep {r + 1}/{len(runs)}: {res.spans:,} spans  acked {_fmt_rate(res.acked_per_s)}"
+            f"  queryable {_fmt_rate(res.queryable_per_s)}  (last ack {res.ack_s:.2f}s, queryable "
+            f"{res.queryable_s:.2f}s)  503s {res.rejected_503}  CPU: collector "
+            f"{res.collector_cores:.2f} cores, bench {res.bench_cores:.2f}")
+        if not res.queryable_per_s and r + 1 < len(runs):
+            log(f"  {title}: skipping the remaining {len(runs) - r - 1} reps")
+            return
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/ingest.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller run (~30 s) for a quick look")
@@ -588,15 +699,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     n_b = args.content_requests or (8 if args.quick else 40)
     overload_s = args.overload_seconds or (6.0 if args.quick else 20.0)
     ceiling_rows = args.ceiling_rows or (30_000 if args.quick else 100_000)
-    if args.flush_rows is None:
-        try:
-            from inferwatch_collector.settings import Settings
+    try:
+        from inferwatch_collector.settings import Settings
 
-            flush_rows = Settings(clickhouse_url="").flush_rows
-        except Exception:
-            flush_rows = 10_000
-    else:
+        defaults = Settings(clickhouse_url="")
+        flush_rows, pairing_window_s = defaults.flush_rows, defaults.pairing_window_s
+    except Exception:
+        flush_rows, pairing_window_s = 10_000, 10.0
+    if args.flush_rows is not None:
         flush_rows = args.flush_rows
+    held_timeout_s = pairing_window_s + (30.0 if args.quick else 90.0)
     spr = args.spans_per_request
 
     from google.protobuf.internal import api_implementation
@@ -616,10 +728,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         warmup = build_payloads(4, spr, with_content=False, seed=args.seed + 200) + \
             build_payloads(2, spr, with_content=True, seed=args.seed + 201)
         overload_pool = build_payloads(32, spr, with_content=False, seed=args.seed + 300)
+        c_runs = [rescoped(run, THIRD_PARTY_SCOPE, seed=args.seed + 400 + r, shift_ns=-(r + 1) * 120 * 10**9)
+                  for r, run in enumerate(a_runs)]
         size_a = sum(map(len, a_runs[0])) / (n_a * spr)
         size_b = sum(map(len, b_runs[0])) / (n_b * spr)
         log(f"pre-built {args.reps} x {n_a} requests without content ({size_a:,.0f} B/span) and "
-            f"{args.reps} x {n_b} with content ({size_b:,.0f} B/span) in {time.perf_counter() - t:.1f}s")
+            f"{args.reps} x {n_b} with content ({size_b:,.0f} B/span), (a)'s again as another library's "
+            f"in {time.perf_counter() - t:.1f}s")
         per_request = llm_calls_per_request(a_runs[0][0])
         if per_request is None:
             log("  (inferwatch_collector.normalize not importable: assuming every span is one LLM call)")
@@ -627,6 +742,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif per_request != spr:
             log(f"  ! normalize() makes {per_request} llm_calls rows of a {spr}-span request; counting those")
         content_per_request = llm_calls_per_request(b_runs[0][0]) or spr
+        held_per_request = llm_calls_per_request(c_runs[0][0]) or spr
 
         # ---- scenarios on collector A ----
         log("\n[1] end-to-end ingest (collector defaults)")
@@ -639,16 +755,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"  warm-up: {stats.acks}/{len(warmup)} requests acknowledged")
         window_end = datetime.now(timezone.utc) + timedelta(hours=1)
         window = (window_start.isoformat(), window_end.isoformat())
-        results: dict[str, list[RepResult]] = {"a": [], "b": []}
-        for label, runs, calls in (("a", a_runs, per_request), ("b", b_runs, content_per_request)):
-            title = "(a) no content  " if label == "a" else "(b) with content"
-            for r, payloads in enumerate(runs):
-                res = run_rep(main_collector, payloads, calls, clients, window)
-                results[label].append(res)
-                log(f"  {title} rep {r + 1}/{args.reps}: {res.spans:,} spans  acked {_fmt_rate(res.acked_per_s)}"
-                    f"  queryable {_fmt_rate(res.queryable_per_s)}  (last ack {res.ack_s:.2f}s, queryable "
-                    f"{res.queryable_s:.2f}s)  503s {res.rejected_503}  CPU: collector "
-                    f"{res.collector_cores:.2f} cores, bench {res.bench_cores:.2f}")
+        results: dict[str, list[RepResult]] = {"a": [], "b": [], "c": []}
+        rss_a_idle = main_collector.rss()
+        with Sampler(main_collector) as sampler_a:
+            run_reps("(a) no content  ", main_collector, a_runs, per_request, clients, window, results["a"])
+        run_reps("(b) with content", main_collector, b_runs, content_per_request, clients, window, results["b"])
         metrics = main_collector.metrics()
         batches = metrics.get("inferwatch_insert_batches_total", 0)
         if batches:
@@ -657,8 +768,30 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"{metrics.get('inferwatch_insert_seconds_total', 0):.1f}s inside inserts")
         main_collector.stop()
 
+        # ---- (c) another library's spans, on a collector of its own ----
+        log(f"\n[2] (c) another library's spans: scenario (a)'s requests as scope {THIRD_PARTY_SCOPE!r}, every "
+            f"span held for the pairing window (default {pairing_window_s:g} s), its own collector")
+        held_collector = Collector(workdir, "held")
+        collectors.append(held_collector)
+        held_collector.start()
+        stats = send_all(held_collector.base, held_collector.key, warmup, clients[: len(warmup)])
+        log(f"  warm-up (direct path): {stats.acks}/{len(warmup)} requests acknowledged")
+        rss_c_idle = held_collector.rss()
+        with Sampler(held_collector, held=True) as sampler_c:
+            run_reps("(c) other scope ", held_collector, c_runs, held_per_request, clients, window, results["c"],
+                     queryable_timeout_s=held_timeout_s)
+        log(f"  RSS: (a) idle {rss_a_idle / MiB:,.0f} MiB -> peak {sampler_a.peak / MiB:,.0f} MiB; "
+            f"(c) idle {rss_c_idle / MiB:,.0f} MiB -> peak {sampler_c.peak / MiB:,.0f} MiB")
+        log(f"  held calls over time: {sampler_c.held_timeline() or '(no /metrics samples)'}")
+        held_metrics = held_collector.metrics()
+        log(f"  pairing: {held_metrics.get('inferwatch_pairing_settled_calls_total', 0):,.0f} calls settled, "
+            f"{held_metrics.get('inferwatch_llm_spans_merged_total', 0):,.0f} spans merged (expected 0), "
+            f"{held_metrics.get('inferwatch_pairing_settle_failures_total', 0):,.0f} settle failures, "
+            f"{held_metrics.get('inferwatch_pairing_held_calls', 0):,.0f} still held")
+        held_collector.stop()
+
         # ---- overload on collector B ----
-        log(f"\n[2] overload: {args.overload_senders} senders, no pauses, INFERWATCH_MAX_QUEUE_ROWS="
+        log(f"\n[3] overload: {args.overload_senders} senders, no pauses, INFERWATCH_MAX_QUEUE_ROWS="
             f"{args.overload_queue_rows:,}, INFERWATCH_MAX_INFLIGHT_BYTES={args.overload_inflight_mib} MiB, "
             f"{overload_s:.0f}s")
         over_env = {"INFERWATCH_MAX_QUEUE_ROWS": str(args.overload_queue_rows),
@@ -679,7 +812,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         over_collector.stop()
 
         # ---- chDB insert ceiling, in this process ----
-        log(f"\n[3] raw chDB insert ceiling: {ceiling_rows:,} llm_calls rows in batches of {flush_rows:,}, "
+        log(f"\n[4] raw chDB insert ceiling: {ceiling_rows:,} llm_calls rows in batches of {flush_rows:,}, "
             "migrated store (materialized views run)")
         ceiling = run_ceiling(workdir, [b for run in a_runs for b in run], b_runs[0], ceiling_rows, flush_rows)
         log(f"  insert: {_fmt_rate(ceiling.rows_per_s)} rows; decode+normalize alone (one core, this process): "
@@ -692,6 +825,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         qb = _median_min_max([r.queryable_per_s for r in results["b"]])
         ab = _median_min_max([r.acked_per_s for r in results["b"]])
         share = qa[0] / ceiling.rows_per_s if ceiling.rows_per_s else 0.0
+        ac = _median_min_max([r.acked_per_s for r in results["c"]])
+        ack_share = ac[0] / aa[0] if aa[0] else 0.0
+        lag_a = _median_min_max([r.ack_to_queryable_s for r in results["a"]])
+        c_done = all(r.queryable_per_s for r in results["c"])
+        if c_done:
+            qc = _median_min_max([r.queryable_per_s for r in results["c"]])
+            lag_c = _median_min_max([r.ack_to_queryable_s for r in results["c"]])
+            qc_text = f"{qc[0]:,.0f} [{qc[1]:,.0f}–{qc[2]:,.0f}]"
+            lag_c_text = f"{lag_c[0]:.1f} s [{lag_c[1]:.1f}–{lag_c[2]:.1f}]"
+        else:
+            stuck = next(r for r in results["c"] if not r.queryable_per_s)
+            qc_text = lag_c_text = f"{stuck.queryable_calls:,}/{stuck.spans:,} after {held_timeout_s:.0f}s"
+        settle_goal = pairing_window_s + TARGET_HELD_SETTLE_SLACK_S
         lines = [
             ("acked spans/s, no content (info)", "-", f"{aa[0]:,.0f} [{aa[1]:,.0f}–{aa[2]:,.0f}]", None),
             ("queryable spans/s, no content", f">= {TARGET_QUERYABLE_NO_CONTENT:,}",
@@ -705,13 +851,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             ("overload: RSS bounded, 503s returned", "plateau, 503s > 0",
              f"{over.rss_idle / MiB:,.0f}->{over.rss_peak / MiB:,.0f}->{over.rss_after_drain / MiB:,.0f} MiB, "
              f"{over.rejected_503:,} x 503", over.bounded and over.rejected_503 > 0),
+            ("(c) other library: acked spans/s (info)", "-", f"{ac[0]:,.0f} [{ac[1]:,.0f}–{ac[2]:,.0f}]", None),
+            ("(c)/(a) acked spans/s", f">= {TARGET_HELD_ACK_SHARE:.0%}", f"{ack_share:.0%}",
+             ack_share >= TARGET_HELD_ACK_SHARE),
+            (f"(c) queryable spans/s, incl. {pairing_window_s:g}s window", "(info)", qc_text,
+             None if c_done else False),
+            ("(a) last 200 -> all queryable (info)", "-", f"{lag_a[0]:.1f} s [{lag_a[1]:.1f}–{lag_a[2]:.1f}]",
+             None),
+            ("(c) last 200 -> all queryable", f"<= {settle_goal:g} s", lag_c_text,
+             c_done and lag_c[0] <= settle_goal),
+            ("collector RSS peak, (a) vs (c) (info)", "-",
+             f"{sampler_a.peak / MiB:,.0f} vs {sampler_c.peak / MiB:,.0f} MiB "
+             f"({(sampler_c.peak - sampler_a.peak) / MiB:+,.0f})", None),
         ]
-        log(f"\n{'=' * 104}\n{'target':<40}{'goal':<20}{'measured (median [min–max])':<36}result")
-        log("-" * 104)
+        log(f"\n{'=' * 110}\n{'target':<46}{'goal':<20}{'measured (median [min–max])':<36}result")
+        log("-" * 110)
         for name, goal, measured, ok in lines:
             verdict = "" if ok is None else ("PASS" if ok else "FAIL")
-            log(f"{name:<40}{goal:<20}{measured:<36}{verdict}")
-        log("=" * 104)
+            log(f"{name:<46}{goal:<20}{measured:<36}{verdict}")
+        log("=" * 110)
         log(f"total bench time {time.perf_counter() - started:.0f}s"
             + (f"; data dirs and logs kept in {workdir}" if args.keep else ""))
         return 0
