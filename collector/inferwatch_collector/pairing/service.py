@@ -32,9 +32,9 @@ from .merge import absorbed_span, kept_first, merged_row, moved_logs
 log = logging.getLogger(__name__)
 
 RECOVER_LOOKBACK_S = 900
-SETTLE_BATCH = 5_000  # due calls settled per write (with their twins): bounded queries, steady progress
+SETTLE_BATCH = 20_000  # due calls per write (with their twins): past the writer's flush_rows, so it commits at once
 _WRITE_TIMEOUT_S = 60.0
-_SLACK_US = 3_600_000_000  # how far around the held calls' times a written twin is looked for
+_SLACK_US = 600_000_000  # how far around the held calls' times a written twin is looked for
 
 
 @dataclass
