@@ -6,6 +6,8 @@
   ``user_hash`` (bloom-filter index), and every prompt log row of those traces is deleted, except rows of spans
   that are LLM calls of *another* user (a trace shared by several users keeps their prompts). Non-LLM spans of
   the user's traces (a workflow span's input, say) go with them: they carry the same conversation.
+* **held copies**: the same spans' rows in ``llm_calls_held`` (the pairing window's durable copy of other
+  libraries' calls, prompt logs included) are deleted.
 * **feedback text**: ``comment`` and ``label`` are blanked on every version of the user's feedback rows (by
   ``user_hash``, and rows without a user hash that are about the user's traces). Scores, thumbs and the
   row itself stay, so quality metrics keep their counts.
@@ -93,6 +95,7 @@ def forget(store: Store, project_id: str, user_hash: str, *, target: Any | None 
     prompt_deleted = 0
     feedback_blanked = 0
     prompt_table = _mutation_table(store, "prompt_logs", target)
+    held_table = _mutation_table(store, "llm_calls_held", target)
     feedback_table = _mutation_table(store, "feedback", target)
     for chunk in _chunks(traces):
         if not chunk:
@@ -112,6 +115,10 @@ def forget(store: Store, project_id: str, user_hash: str, *, target: Any | None 
             store.command(f"ALTER TABLE {prompt_table} DELETE WHERE {prompt_where}", parameters=params,
                           settings=_MUTATION_SETTINGS)
             prompt_deleted += int(found)
+        held_where = prompt_where  # the same spans: the held copies carry the calls' prompt logs
+        if store.query(f"SELECT count() FROM llm_calls_held WHERE {held_where}", params).result_rows[0][0]:
+            store.command(f"ALTER TABLE {held_table} DELETE WHERE {held_where}", parameters=params,
+                          settings=_MUTATION_SETTINGS)
         # Feedback without a user hash (sent before the call arrived) about the user's traces is theirs too.
         unowned_where = ("project_id = {p:String} AND user_hash = '' AND trace_id IN {t:Array(String)} "
                          "AND (comment != '' OR label != '')")

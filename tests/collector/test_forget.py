@@ -8,7 +8,8 @@ import pytest
 
 from inferwatch_collector.forget import ForgetError, forget
 from inferwatch_collector.routes.feedback import COLUMNS as FEEDBACK_COLUMNS
-from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, PromptLogRow
+from inferwatch_collector.pairing.held import HeldCall, to_held_row
+from inferwatch_collector.rows import LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, HeldCallRow, PromptLogRow
 
 from tests.helpers.keys import Keys
 from tests.helpers.factories import llm_call
@@ -88,6 +89,18 @@ def test_forget_removes_the_users_prompts_and_feedback_text_in_one_project(store
     assert store.query("SELECT count() FROM feedback FINAL WHERE project_id = 'p1'").result_rows[0][0] == 3
     assert store.query("SELECT count() FROM llm_calls WHERE user_hash = {u:String}",
                        {"u": ALICE}).result_rows[0][0] == 3
+
+
+def test_forget_removes_the_held_copies_of_the_users_calls(store) -> None:
+    traces = _seed(store)
+    held = [to_held_row(HeldCall(llm_call("p1", trace_id=trace, span_id=span, user_hash=user, start_time=NOW_US),
+                                 (_prompt("p1", trace, span, text),)), NOW_US // 1000)
+            for trace, span, user, text in ((traces["alice"], "1" * 16, ALICE, "alice-1"),
+                                            (traces["shared"], "3" * 16, BOB, "bob-shared"))]
+    store.insert_columns("llm_calls_held", [list(c) for c in zip(*held)], HeldCallRow._fields)
+    forget(store, "p1", ALICE)
+    payloads = [row[0] for row in store.query("SELECT payload FROM llm_calls_held").result_rows]
+    assert len(payloads) == 1 and "bob-shared" in payloads[0]
 
 
 def test_forget_is_idempotent_and_a_stranger_changes_nothing(store) -> None:
