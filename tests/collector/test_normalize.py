@@ -260,7 +260,7 @@ def test_langfuse_generation() -> None:
         },
     )
     (log,) = batch.prompt_logs
-    assert log.prompt == '[{"role":"user","content":"call me at <PHONE_NUMBER>"}]'  # redacted: written compact
+    assert log.prompt == '[{"role": "user", "content": "call me at <PHONE_NUMBER>"}]'
     assert log.completion == '{"role": "assistant", "content": "Will do."}'  # unchanged: kept as it came
     assert (log.model, log.prompt_template) == ("claude-sonnet-4-5", "support")
 
@@ -572,7 +572,7 @@ def test_content_goes_to_prompt_logs_redacted_and_never_to_attributes() -> None:
         assert log.project_id == "p1" and log.redaction == POLICY and log.start_time == P.T0_US
         assert not any(secret in log.prompt + log.completion for secret in PII), log
     tool = next(row for row in batch.spans if row.operation == "execute_tool")
-    assert by_span[tool.span_id].prompt == '{"order_id":42,"email":"<EMAIL_ADDRESS>"}'
+    assert by_span[tool.span_id].prompt == '{"order_id": 42, "email": "<EMAIL_ADDRESS>"}'
     assert by_span[tool.span_id].completion == '{"status": "shipped"}'
     openinference = next(row for row in batch.llm_calls if row.span_name == "ChatCompletion")
     log = by_span[openinference.span_id]  # the flattened messages are preferred over the raw input.value

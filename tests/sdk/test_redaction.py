@@ -206,7 +206,7 @@ _JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZS
     (f"t={_JWT} end", "t=<JWT> end", "JWT"),
     ("Authorization: Bearer abc.def-ghi_jkl~mno+pqr/stu=.", "Authorization: Bearer <BEARER_TOKEN>.",
      "BEARER_TOKEN"),
-    ('{"password": "hunter22"}', '{"password":"<PASSWORD>"}', "PASSWORD"),  # JSON: written again, compact
+    ('{"password": "hunter22"}', '{"password": "<PASSWORD>"}', "PASSWORD"),
     ("DB_PASSWORD=s3cr3t!", "DB_PASSWORD=<PASSWORD>", "PASSWORD"),
 ])  # fmt: skip
 def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, entity: str) -> None:

@@ -92,7 +92,7 @@ def test_values_are_read_after_their_key_and_numbers_are_redacted_too() -> None:
     result = DEFAULT_REDACTOR.redact(text)
     assert json.loads(result.text) == {
         "password": "<PASSWORD>", "aws_secret_access_key": "<AWS_SECRET_KEY>", "card": "<CREDIT_CARD>", "n": 3,
-        "ok": True, "none": None, "nested": '{"email":"<EMAIL_ADDRESS>"}',
+        "ok": True, "none": None, "nested": '{"email": "<EMAIL_ADDRESS>"}',  # as it was written
     }  # fmt: skip
     assert result.counts == {"PASSWORD": 1, "AWS_SECRET_KEY": 1, "CREDIT_CARD": 1, "EMAIL_ADDRESS": 1}
     # a finding that reaches into the key: the value is read alone, the key stays

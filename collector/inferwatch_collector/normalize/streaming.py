@@ -81,8 +81,12 @@ def _stream_flag(attrs: dict[str, Any]) -> bool | None:
     return None
 
 
+_MAX_TTFT_NS = 2**62  # beyond any real call; keeps int() and the UInt32 ms column safe from inf and huge values
+
+
 def _ttft_ns(attrs: dict[str, Any], start_ns: int, first_token_event_ns: int | None) -> int | None:
-    """Time to first token in ns from whichever spelling the span carries; None when unknown or negative."""
+    """Time to first token in ns from whichever spelling the span carries; None when unknown, negative or not a
+    finite number."""
     get = attrs.get
     absolute = get(sc.FIRST_TOKEN_TIME_UNIX_NANO)  # our SDK: absolute time of the first token
     if type(absolute) is not int:
@@ -106,6 +110,6 @@ def _ttft_ns(attrs: dict[str, Any], start_ns: int, first_token_event_ns: int | N
                     moment = iso_to_unix_nano(completion_start)
                     if moment is not None:
                         ttft = moment - start_ns
-    if ttft is None or ttft < 0:
+    if ttft is None or not 0 <= ttft < _MAX_TTFT_NS:  # negative, absurd, or not a number (inf, nan)
         return None
     return int(ttft)

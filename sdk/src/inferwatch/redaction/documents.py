@@ -5,7 +5,8 @@ Why: captured content is mostly JSON (message lists, OpenInference's flattened m
 tool arguments). Read as prose, a key such as ``message.contents.0.message_content.text`` holds the "URL"
 ``contents.0.me``, and its placeholder broke both the key and the document. Here only string values and numbers
 are handed to the redactor (a number whose text holds a finding becomes the redacted string); ``true``,
-``false`` and ``null`` stay. :meth:`.redactor.Redactor.redact` calls this only for a text that starts with
+``false`` and ``null`` stay. The redactor first reads the document whole, and keeps that result when every key
+and the structure came through (:func:`same_keys`), as they do unless a finding reached into a key. :meth:`.redactor.Redactor.redact` calls this only for a text that starts with
 ``{`` or ``[`` (after whitespace), so other text pays one character test.
 """
 
@@ -72,6 +73,17 @@ def redact_values(value: Any, redact_leaf: RedactLeaf, key: str | None = None) -
         redacted = redact_leaf(text, key)
         return (redacted, True) if redacted != text else (value, False)
     return value, False  # true, false, null
+
+
+def same_keys(before: Any, after: Any) -> bool:
+    """Whether ``after`` is a document with the keys and structure of ``before`` (values may differ, and a number
+    may have become a string)."""
+    if type(before) is dict:
+        return (type(after) is dict and list(before) == list(after)
+                and all(same_keys(v, after[k]) for k, v in before.items()))
+    if type(before) is list:
+        return type(after) is list and len(before) == len(after) and all(map(same_keys, before, after))
+    return type(after) not in (dict, list)
 
 
 def dump_document(document: Any) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ._data import _PHONE_META
 from .conflicts import _remove_duplicates, _replace, _resolve, resolve_conflicts
 from .context import _enhance_using_context
-from .documents import dump_document, looks_like_document, parse_document, redact_values
+from .documents import dump_document, looks_like_document, parse_document, redact_values, same_keys
 from .findings import _R, Finding, RedactionResult
 from .recognizers import (
     _SECRET_PLAN,
@@ -156,7 +156,14 @@ class Redactor:
         if looks_like_document(text):
             document = parse_document(text)
             if document is not None:
+                # One pass over the whole document first: most hold nothing, and when what it replaced left every
+                # key and the structure as they were, that is the answer. Otherwise value by value.
                 found: dict[str, int] = {}
+                whole = self._redact_text(text, wanted, found)
+                if whole == text or same_keys(document, parse_document(whole)):
+                    _add(counts, found)
+                    return whole
+                found = {}
                 try:
                     redacted, changed = redact_values(
                         document, lambda value, under: self._redact(value, wanted, found, under))
