@@ -205,17 +205,18 @@ def test_a_twin_arriving_after_its_partner_settled_is_absorbed(unsettled_client,
 
 
 def test_our_sdks_row_absorbs_the_anthropic_clients_own_span(unsettled_client, store, keys) -> None:
-    # An app with our SDK (its own private TracerProvider) and a global TracerProvider exporting to us: anthropic
-    # 2.x adds its own span for the same call, a root of another trace. Ours is written at once, theirs is held,
-    # then counted in ours.
-    theirs = p.new_trace_id()
-    post(unsettled_client, keys.ingest, "inferwatch", p.sdk_span(**{"gen_ai.usage.input_tokens": 1300}))
-    sdk_trace = store.query("SELECT trace_id FROM inferwatch.llm_calls").result_rows[-1][0]
-    native = native_span(theirs, p.new_span_id())
-    post(unsettled_client, keys.ingest, NATIVE, native)
+    # An app with our SDK (its own private TracerProvider) and a global TracerProvider exporting to us, inside a
+    # request span: anthropic 2.x adds its own span for the same call beside ours. Ours is written at once,
+    # theirs is held, then counted in ours.
+    trace, app_span = p.new_trace_id(), p.new_span_id()
+    ours = p.sdk_span(**{"gen_ai.usage.input_tokens": 1300})
+    ours.trace_id, ours.parent_span_id = trace, app_span
+    post(unsettled_client, keys.ingest, "inferwatch", ours)
+    theirs = native_span(trace, p.new_span_id(), parent=app_span)
+    post(unsettled_client, keys.ingest, NATIVE, theirs)
     unsettled_client.app.state.call_pairing.settle_all()
-    assert calls(store, theirs) == []
-    assert absorbed(store, theirs) == [(native.span_id.hex(), calls(store, bytes.fromhex(sdk_trace))[0][0])]
+    assert [row[0] for row in calls(store, trace)] == [ours.span_id.hex()]
+    assert absorbed(store, trace) == [(theirs.span_id.hex(), ours.span_id.hex())]
 
 
 def test_held_rows_appear_after_the_window_on_their_own(app_settings, store, keys) -> None:

@@ -2,8 +2,10 @@
 
 ``add`` takes a request's held calls once their request committed (they are in ``llm_calls_held`` by then);
 a background thread settles every call whose window has passed, together with whatever it pairs with
-(:func:`.match.group_calls`): held calls of the same trace, or a row already in ``llm_calls`` (a twin that
-arrived after its partner was settled is then absorbed into that row). A settled group is one write of
+(:func:`.match.group_calls`): held calls (of its trace, or roots beside it), or a row of its trace already in
+``llm_calls`` (a twin that arrived after its partner was settled, or our SDK's row, is then absorbed into that
+row). A twin in another trace whose partner is already written (our SDK's root call beside the anthropic client's
+own root span) is not found: that lookup would scan an hour of calls. A settled group is one write of
 ``llm_calls`` + ``spans`` + ``prompt_logs`` through the writer; a write that fails leaves the group held for the
 next tick, so nothing acknowledged is lost. ``settle_all`` settles everything now (shutdown, tests).
 ``recover`` re-holds, at start, what ``llm_calls_held`` kept but the tables do not have (a collector that stopped
@@ -14,10 +16,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from bisect import bisect_left
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from ..conventions import REFUSAL_REASONS, TRUNCATION_REASONS
 from ..native import encode_rows
@@ -34,7 +37,13 @@ log = logging.getLogger(__name__)
 RECOVER_LOOKBACK_S = 900
 SETTLE_BATCH = 20_000  # due calls per write (with their twins): past the writer's flush_rows, so it commits at once
 _WRITE_TIMEOUT_S = 60.0
+_LOOKUP_CHUNK = 1_000
 _SLACK_US = 600_000_000  # how far around the held calls' times a written twin is looked for
+
+
+def _chunks(items: list) -> Iterator[list]:
+    """``items`` in runs of :data:`_LOOKUP_CHUNK`: a query with tens of thousands of literals is slow to parse."""
+    return (items[i:i + _LOOKUP_CHUNK] for i in range(0, len(items), _LOOKUP_CHUNK))
 
 
 @dataclass
@@ -152,19 +161,27 @@ class CallPairing:
             return settled, len(due) >= SETTLE_BATCH and not failed
 
     def _roots_beside(self, due: set[tuple[str, str]]) -> dict[tuple[str, str], _Entry]:
-        """Held root calls, of any trace, near a due root call of their project (rule 4 of :mod:`.match`)."""
-        windows: dict[str, tuple[int, int]] = {}
+        """Held root calls, of any trace, starting within :data:`ROOT_TOLERANCE_US` of a due root call of their
+        project (rule 4 of :mod:`.match`)."""
+        starts: dict[str, list[int]] = defaultdict(list)
         for key in due:
             row = self._pending[key].call.row
             if not row.parent_span_id:
-                low, high = windows.get(key[0], (row.start_time, row.end_time))
-                windows[key[0]] = (min(low, row.start_time), max(high, row.end_time))
-        if not windows:
+                starts[key[0]].append(row.start_time)
+        if not starts:
             return {}
-        return {key: entry for key, entry in self._pending.items()
-                if not entry.call.row.parent_span_id and key[0] in windows
-                and windows[key[0]][0] - ROOT_TOLERANCE_US <= entry.call.row.start_time
-                and entry.call.row.end_time <= windows[key[0]][1] + ROOT_TOLERANCE_US}
+        for times in starts.values():
+            times.sort()
+        beside = {}
+        for key, entry in self._pending.items():
+            times = starts.get(key[0])
+            row = entry.call.row
+            if times is None or row.parent_span_id or key in due:
+                continue
+            at = bisect_left(times, row.start_time - ROOT_TOLERANCE_US)
+            if at < len(times) and times[at] <= row.start_time + ROOT_TOLERANCE_US:
+                beside[key] = entry
+        return beside
 
     def _settle_project(self, project: str, entries: list[_Entry], due: set[tuple[str, str]]) -> int:
         calls = {entry.call.row.span_id: entry for entry in entries}
@@ -218,45 +235,41 @@ class CallPairing:
         sent as GenAI log events to ``/v1/logs`` during the window (OpenLIT sends both)."""
         if not logs:
             return logs
-        result = self._store.query(
-            f"SELECT span_id, prompt, completion FROM {self._store.table('prompt_logs')}"
-            " WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}"
-            " AND span_id IN {spans:Array(String)}",
-            {"project": project, "traces": sorted({log.trace_id for log in logs}),
-             "spans": sorted({log.span_id for log in logs})},
-        )
+        rows = []
+        for chunk in _chunks(logs):
+            rows.extend(self._store.query(
+                f"SELECT span_id, prompt, completion FROM {self._store.table('prompt_logs')}"
+                " WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}"
+                " AND span_id IN {spans:Array(String)}",
+                {"project": project, "traces": sorted({log.trace_id for log in chunk}),
+                 "spans": sorted({log.span_id for log in chunk})},
+            ).result_rows)
         stored: dict[str, tuple[list[str], list[str]]] = defaultdict(lambda: ([], []))
-        for span_id, prompt, completion in result.result_rows:
+        for span_id, prompt, completion in rows:
             stored[span_id][0].append(prompt)
             stored[span_id][1].append(completion)
         return [log for log in logs if log.span_id not in stored
                 or not (covers(stored[log.span_id][0], log.prompt) and covers(stored[log.span_id][1], log.completion))]
 
     def _written(self, project: str, entries: list[_Entry]) -> list[CallView]:
-        """Rows already in llm_calls that the held calls may duplicate: those of their traces or response ids,
-        and, for held root calls, root calls of any trace close in time (rule 4 of :mod:`.match`; our SDK's span is a root of its
-        own trace beside the provider client's)."""
+        """Rows of the held calls' traces already in llm_calls (trace ids have a bloom-filter index; a lookup by
+        response id or time alone would scan an hour of calls), asked in chunks."""
+        found: dict[str, CallView] = {}
         rows = [entry.call.row for entry in entries]
-        roots = [row for row in rows if not row.parent_span_id]
-        root_low = min((row.start_time for row in roots), default=0) - ROOT_TOLERANCE_US
-        root_high = max((row.end_time for row in roots), default=0) + ROOT_TOLERANCE_US
-        result = self._store.query(
-            "SELECT span_id, parent_span_id, trace_id, response_id, provider, request_model, response_model,"
-            " toUnixTimestamp64Micro(start_time), toUnixTimestamp64Micro(end_time), attributes['otel.scope.name'],"
-            f" service_name FROM {self._store.table('llm_calls')}"
-            " WHERE project_id = {project:String}"
-            " AND start_time BETWEEN fromUnixTimestamp64Micro({low:Int64}) AND fromUnixTimestamp64Micro({high:Int64})"
-            " AND (trace_id IN {traces:Array(String)} OR response_id IN {responses:Array(String)}"
-            " OR (parent_span_id = '' AND {roots:Bool}"
-            " AND start_time >= fromUnixTimestamp64Micro({root_low:Int64})"
-            " AND end_time <= fromUnixTimestamp64Micro({root_high:Int64})))",
-            {"project": project, "traces": sorted({row.trace_id for row in rows}),
-             "responses": sorted({row.response_id for row in rows if row.response_id}),
-             "low": min(row.start_time for row in rows) - _SLACK_US,
-             "high": max(row.end_time for row in rows) + _SLACK_US,
-             "roots": bool(roots), "root_low": root_low, "root_high": root_high},
-        )
-        return [CallView(*values) for values in result.result_rows]
+        for chunk in _chunks(rows):
+            result = self._store.query(
+                "SELECT span_id, parent_span_id, trace_id, response_id, provider, request_model, response_model,"
+                " toUnixTimestamp64Micro(start_time), toUnixTimestamp64Micro(end_time),"
+                f" attributes['otel.scope.name'], service_name FROM {self._store.table('llm_calls')}"
+                " WHERE project_id = {project:String} AND trace_id IN {traces:Array(String)}"
+                " AND start_time BETWEEN fromUnixTimestamp64Micro({low:Int64}) AND fromUnixTimestamp64Micro({high:Int64})",
+                {"project": project, "traces": sorted({row.trace_id for row in chunk}),
+                 "low": min(row.start_time for row in chunk) - _SLACK_US,
+                 "high": max(row.end_time for row in chunk) + _SLACK_US},
+            )
+            for values in result.result_rows:
+                found[values[0]] = CallView(*values)
+        return list(found.values())
 
     # --- recovery and the background thread ---
     def recover(self) -> int:
@@ -283,14 +296,15 @@ class CallPairing:
         return len(missing)
 
     def _present(self, project: str, calls: list[HeldCall]) -> set[str]:
-        parameters = {"project": project, "traces": sorted({call.row.trace_id for call in calls}),
-                      "spans": sorted({call.row.span_id for call in calls})}
         present: set[str] = set()
-        for table in ("llm_calls", "spans"):
-            result = self._store.query(
-                f"SELECT span_id FROM {self._store.table(table)} WHERE project_id = {{project:String}}"
-                " AND trace_id IN {traces:Array(String)} AND span_id IN {spans:Array(String)}", parameters)
-            present.update(span_id for (span_id,) in result.result_rows)
+        for chunk in _chunks(calls):
+            parameters = {"project": project, "traces": sorted({call.row.trace_id for call in chunk}),
+                          "spans": sorted({call.row.span_id for call in chunk})}
+            for table in ("llm_calls", "spans"):
+                result = self._store.query(
+                    f"SELECT span_id FROM {self._store.table(table)} WHERE project_id = {{project:String}}"
+                    " AND trace_id IN {traces:Array(String)} AND span_id IN {spans:Array(String)}", parameters)
+                present.update(span_id for (span_id,) in result.result_rows)
         return present
 
     def start(self, tick_s: float = 1.0) -> None:
