@@ -25,8 +25,7 @@ from starlette.concurrency import run_in_threadpool
 from ..native import encode_rows
 from ..normalize.logs import NormalizedLogs, normalize_logs
 from ..otlp_decode import OtlpDecodeError, decode_logs
-from ..writer import QueueFull, WriteFailed
-from .otlp_http import EXPORT_RESPONSES, answer, export, shed_when_queue_full, shown_errors
+from .otlp_http import EXPORT_RESPONSES, answer, export, shed_when_queue_full, shown_errors, write_then_resolve
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["ingest"])
@@ -56,7 +55,7 @@ async def _ingest(app: Any, future: Future, body: bytes, content_type: str, enco
                   ) -> Response | None:
     """Decode, normalise and queue one request, resolving ``future`` with ``(rejected, errors)`` once committed;
     an error answer for load shedding, every other failure set on ``future``."""
-    writer, stats = app.state.writer, app.state.ingest_stats
+    stats = app.state.ingest_stats
     shed = shed_when_queue_full(app, future, content_type)
     if shed is not None:
         return shed
@@ -73,31 +72,19 @@ async def _ingest(app: Any, future: Future, body: bytes, content_type: str, enco
         return None
     _patch_finish_reasons(app, project_id, result.finish_reasons)
     tables = {"prompt_logs": encode_rows("prompt_logs", result.prompt_logs)} if result.prompt_logs else {}
-    try:
-        written = writer.submit(tables)
-    except (QueueFull, WriteFailed) as exc:
-        if isinstance(exc, QueueFull):
-            stats.rejected_requests["queue_full"] += 1
-        future.set_exception(exc)
-        return None
 
-    def committed(done: Future) -> None:
-        if future.done():
-            return
-        if done.exception() is not None:
-            future.set_exception(done.exception())
-        else:  # counted once committed: a request retried after a failed write counts once
-            stats.log_records_received += result.received
-            stats.log_records_stored += result.stored
-            for reason, count in result.dropped.items():
-                stats.log_records_dropped[reason] += count
-            if result.rejected:
-                stats.log_records_dropped["rejected"] += result.rejected
-            for entity, count in result.redactions.items():
-                stats.redactions[entity] += count
-            future.set_result((result.rejected, result.errors))
+    def committed() -> tuple[int, list[str]]:
+        stats.log_records_received += result.received
+        stats.log_records_stored += result.stored
+        for reason, count in result.dropped.items():
+            stats.log_records_dropped[reason] += count
+        if result.rejected:
+            stats.log_records_dropped["rejected"] += result.rejected
+        for entity, count in result.redactions.items():
+            stats.redactions[entity] += count
+        return result.rejected, result.errors
 
-    written.add_done_callback(committed)
+    write_then_resolve(app, future, tables, committed)
     return None
 
 

@@ -27,9 +27,9 @@ from starlette.concurrency import run_in_threadpool
 
 from ..ingest_pool import PoolUnavailable
 from ..otlp_decode import OtlpDecodeError, count_data_points, decode_metrics
-from ..writer import QueueFull, WriteFailed
 from .otlp_http import (
     EXPORT_RESPONSES, answer, export, ingest_principal, otlp_error, read_body, shed_when_queue_full, shown_errors,
+    write_then_resolve,
 )  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,7 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
     Returns an error response for failures that need no waiting (load shedding); every other failure is set
     on ``future`` so a concurrent retry of the same request sees it too.
     """
-    writer, stats = app.state.writer, app.state.ingest_stats
+    stats = app.state.ingest_stats
     shed = shed_when_queue_full(app, future, content_type)
     if shed is not None:
         return shed
@@ -107,28 +107,14 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
         future.set_exception(exc)
         return None
     stats.spans_rejected += result.rejected
-    try:
-        written = writer.submit(result.tables)
-    except QueueFull as exc:
-        stats.rejected_requests["queue_full"] += 1
-        future.set_exception(exc)
-        return None
-    except WriteFailed as exc:
-        future.set_exception(exc)
-        return None
 
-    def committed(done: Future) -> None:
-        if future.done():
-            return
-        if done.exception() is not None:
-            future.set_exception(done.exception())
-        else:
-            stats.spans_accepted += result.accepted
-            if result.held:
-                app.state.call_pairing.add(result.held)
-            for entity, count in result.redactions.items():
-                stats.redactions[entity] += count
-            future.set_result((result.rejected, result.errors))
+    def committed() -> tuple[int, list[str]]:
+        stats.spans_accepted += result.accepted
+        if result.held:
+            app.state.call_pairing.add(result.held)
+        for entity, count in result.redactions.items():
+            stats.redactions[entity] += count
+        return result.rejected, result.errors
 
-    written.add_done_callback(committed)
+    write_then_resolve(app, future, result.tables, committed)
     return None

@@ -119,6 +119,31 @@ def shed_when_queue_full(app: Any, future: Future, content_type: str) -> Respons
                       {"Retry-After": str(int(exc.retry_after_s))})
 
 
+def write_then_resolve(app: Any, future: Future, tables: dict,
+                       on_committed: Callable[[], tuple[int, list[str]]]) -> None:
+    """Hand ``tables`` to the writer; once they are committed, ``on_committed()`` counts what the request did and
+    gives ``(rejected, errors)``, which resolve ``future``. A write that cannot be queued or fails fails it."""
+    try:
+        written = app.state.writer.submit(tables)
+    except QueueFull as exc:
+        app.state.ingest_stats.rejected_requests["queue_full"] += 1
+        future.set_exception(exc)
+        return
+    except WriteFailed as exc:
+        future.set_exception(exc)
+        return
+
+    def committed(done: Future) -> None:
+        if future.done():
+            return
+        if done.exception() is not None:
+            future.set_exception(done.exception())
+        else:  # counted once committed: a request retried after a failed write counts once
+            future.set_result(on_committed())
+
+    written.add_done_callback(committed)
+
+
 async def export(request: Request, *, kind: str, ingest: Ingest,
                  success: Callable[[int, list[str], str], Response]) -> Response:
     """Handle one export request of ``kind`` (``traces``, ``logs``: it keeps requests of two kinds with the same
