@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from bisect import bisect_left
 import time
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
@@ -311,7 +311,11 @@ class CallPairing:
         """Settle due calls every ``tick_s`` seconds on a background thread."""
         def run() -> None:
             while not self._stop.wait(tick_s):
-                self.settle_due()
+                try:
+                    self.settle_due()
+                except Exception:  # the thread must outlive a bug: what is held stays held for the next tick
+                    self.stats.settle_failures += 1
+                    log.exception("settling held LLM calls failed")
 
         self._thread = threading.Thread(target=run, name="inferwatch-pairing", daemon=True)
         self._thread.start()
