@@ -37,8 +37,13 @@ _LF_PUBLIC_RE = re.compile(r"pk-lf-([0-9a-f]{12})")
 _LF_SECRET_RE = re.compile(r"sk-lf-([A-Za-z0-9_-]{20,})")
 
 
+#: Seconds a client is asked to wait when keys cannot be checked (the database is unreachable).
+KEYS_UNAVAILABLE_RETRY_AFTER_S = 5
+
+
 class AuthError(Exception):
-    """Missing, malformed, unknown or revoked key (401), or a key without the needed scope (403)."""
+    """Missing, malformed, unknown or revoked key (401), a key without the needed scope (403), or a key that cannot
+    be checked now because the database is unreachable (503: retry after :data:`KEYS_UNAVAILABLE_RETRY_AFTER_S`)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -168,6 +173,7 @@ class KeyStore:
         self._cache_seconds = cache_seconds
         self._cache: dict[str, tuple[float, Principal | None]] = {}
         self._lock = threading.Lock()
+        self.stale_answers = 0  # keys answered from the cache past cache_seconds while the database was unreachable
 
     # --- projects ---
     def ensure_project(self, project_id: str, name: str | None = None) -> None:
@@ -233,18 +239,31 @@ class KeyStore:
         return True
 
     def authenticate(self, key: str) -> Principal:
-        """The key's principal, or :class:`AuthError` (401). Cached for ``cache_seconds``, misses included."""
+        """The key's principal, or :class:`AuthError` (401). Cached for ``cache_seconds``, misses included.
+
+        When the database cannot be reached, the last answer for the key, however old, stands (exporters keep
+        sending through an outage and the writer spools what they send; counted in ``stale_answers``); a key never
+        seen before is a 503, which exporters retry."""
         now = time.monotonic()
         with self._lock:
             hit = self._cache.get(key)
         if hit is not None and now - hit[0] < self._cache_seconds:
             principal = hit[1]
         else:
-            principal = self._lookup(key)
-            with self._lock:
-                if len(self._cache) > 10_000:  # bound memory against key-guessing floods
-                    self._cache.clear()
-                self._cache[key] = (now, principal)
+            try:
+                principal = self._lookup(key)
+            except Exception as exc:  # the database is unreachable (any driver or connection error)
+                if hit is None:
+                    raise AuthError(503, "API keys cannot be checked now (the database is unreachable); "
+                                         "retry later") from exc
+                principal = hit[1]
+                with self._lock:
+                    self.stale_answers += 1
+            else:
+                with self._lock:
+                    if len(self._cache) > 10_000:  # bound memory against key-guessing floods
+                        self._cache.clear()
+                    self._cache[key] = (now, principal)
         if principal is None:
             raise AuthError(401, "invalid or revoked API key")
         return principal

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 
 import pytest
+from google.rpc import status_pb2
 from fastapi.testclient import TestClient
 
 from inferwatch_collector.app import create_app
@@ -54,6 +55,20 @@ def fault(store, monkeypatch) -> Fault:
     wrapper = Fault(store)
     monkeypatch.setattr(store, "insert_native", wrapper)  # the app's writer is built on store.insert_native
     return wrapper
+
+
+@pytest.fixture
+def db_down(store, fault, monkeypatch) -> Fault:
+    """``fault``, and while ``fault.down`` every query fails too (the API-key lookup included)."""
+    query = store.query
+
+    def failing(*args, **kwargs):
+        if fault.down:
+            raise ConnectionRefusedError("[Errno 111] Connection refused")
+        return query(*args, **kwargs)
+
+    monkeypatch.setattr(store, "query", failing)
+    return fault
 
 
 @pytest.fixture
@@ -208,3 +223,29 @@ def test_without_a_spool_a_failed_insert_is_a_503(ft_settings, store, keys, faul
         fault.down = False
         assert post(client, keys.ingest).status_code == 200
     assert_exactly(store, 5)
+
+
+def test_a_key_seen_before_an_outage_keeps_working_and_its_spans_are_spooled(ft_settings, store, keys, db_down):
+    # The key cache has expired (key_cache_s=0: every request looks the key up) when the database goes down.
+    settings = ft_settings.model_copy(update={"key_cache_s": 0.0})
+    with TestClient(create_app(settings, store=store)) as client:
+        assert post(client, keys.ingest).status_code == 200
+        db_down.down = True
+        assert [post(client, keys.ingest).status_code for _ in range(3)] == [200] * 3  # spooled, not lost
+        assert client.app.state.keys.stale_answers == 3
+        db_down.down = False
+        wait_for(lambda: client.app.state.writer.spool.pending == 0)
+        assert_exactly(store, 20)
+        assert "inferwatch_api_key_stale_answers_total 3" in client.get("/metrics").text
+
+
+def test_a_key_that_cannot_be_checked_is_a_503_with_retry_after_never_a_500(ft_settings, store, keys, db_down):
+    with TestClient(create_app(ft_settings, store=store)) as client:
+        db_down.down = True
+        response = post(client, keys.ingest)  # never seen by this collector: nothing to fall back on
+        assert (response.status_code, response.headers.get("retry-after")) == (503, "5")
+        assert "cannot be checked" in status_pb2.Status.FromString(response.content).message
+        response = client.get("/api/v1/calls/summary", headers={"Authorization": f"Bearer {keys.read}"})
+        assert (response.status_code, response.headers.get("retry-after")) == (503, "5")
+        db_down.down = False
+        assert post(client, keys.ingest).status_code == 200  # the exporter's retry lands

@@ -99,6 +99,8 @@ def metrics(request: Request) -> str:
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
         *state.writer.metric_lines(),  # the spool: spooled/replayed batches, bytes, oldest age
         *state.call_pairing.metric_lines(),  # held LLM calls, spans merged into one row per request
+        "# TYPE inferwatch_api_key_stale_answers_total counter",
+        f"inferwatch_api_key_stale_answers_total {state.keys.stale_answers}",
         "# TYPE inferwatch_redactions_total counter",
         *(f'inferwatch_redactions_total{{entity="{entity}"}} {count}'
           for entity, count in sorted(ingest.redactions.items())),

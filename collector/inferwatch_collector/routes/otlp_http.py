@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from google.rpc import status_pb2
 from starlette.concurrency import run_in_threadpool
 
-from ..auth import AuthError, parse_authorization, require
+from ..auth import KEYS_UNAVAILABLE_RETRY_AFTER_S, AuthError, parse_authorization, require
 from ..ingest_dedup import request_digest
 from ..ingest_pool import PoolUnavailable
 from ..otlp_decode import OtlpDecodeError
@@ -95,8 +95,9 @@ async def ingest_principal(request: Request):
                                   request.headers.get("x-inferwatch-api-key"))
         principal = await run_in_threadpool(request.app.state.keys.authenticate, key)
         principal = require(principal, "ingest")
-    except AuthError as exc:
-        return otlp_error(exc.status, exc.message, request.headers.get("content-type", ""))
+    except AuthError as exc:  # 503 when keys cannot be checked: exporters retry, the data is not lost
+        retry = {"Retry-After": str(KEYS_UNAVAILABLE_RETRY_AFTER_S)} if exc.status == 503 else None
+        return otlp_error(exc.status, exc.message, request.headers.get("content-type", ""), retry)
     limiter = getattr(request.app.state, "ingest_limiter", None)
     wait_s = limiter.acquire(principal.key_id) if limiter is not None else 0.0
     if wait_s > 0:  # before the body is read: a flooding key costs us as little as possible
