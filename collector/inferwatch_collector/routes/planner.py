@@ -138,3 +138,11 @@ def capacity_plan(
         return planner.report(inputs, chosen, observed, brief)
     except planner.PlanError as exc:
         raise HTTPException(422, str(exc)) from exc
+    except (ArithmeticError, ValueError) as exc:  # a number no deployment has (overhead=1e300) overflows the plan
+        numbers = {"gpu_mem_gib": gpu_mem_gib, "gpu_hour_usd": gpu_hour_usd, "replica_tps": replica_tps,
+                   "seq_tps": seq_tps, "headroom": headroom, "overhead": overhead, "kv_reserve": kv_reserve,
+                   **given, **geometry}
+        extreme = [f"{name}={value!r}" for name, value in numbers.items()
+                   if isinstance(value, (int, float)) and not 1e-9 <= abs(value) <= 1e12 and value != 0]
+        raise HTTPException(422, "the plan cannot be computed with " + (", ".join(extreme) or "these inputs")
+                            + ": a value is outside any real deployment") from exc
