@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
+from .private_dir import private_directory
+
 log = logging.getLogger(__name__)
 
 MAGIC = b"IWSPOOL1"
@@ -146,7 +148,7 @@ class Spool:
         self.directory = Path(directory).expanduser()
         self.max_bytes = max_bytes
         self.stats = SpoolStats()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        private_directory(self.directory)
         self._lock_fd = os.open(self.directory / "LOCK", os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

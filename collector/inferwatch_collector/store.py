@@ -17,6 +17,7 @@ import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.query import QueryResult
 
+from .private_dir import private_directory
 from .settings import Settings
 
 
@@ -26,8 +27,7 @@ class StoreError(RuntimeError):
 
 def _open_client(settings: Settings, database: str | None) -> Client:
     if settings.embedded:
-        path = Path(settings.data_dir).expanduser().resolve()
-        path.mkdir(parents=True, exist_ok=True)
+        path = private_directory(Path(settings.data_dir).expanduser().resolve())
         try:
             return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database or "")
         except Exception as exc:  # chDB raises ProgrammingError with the engine's text inside

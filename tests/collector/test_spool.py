@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from inferwatch_collector.rows import TABLE_COLUMNS
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.spool import (Spool, SpoolFull, SpoolLocked, SpoolPart, decode_segment, encode_segment,
                                         open_spool, spool_dir_for)
+from inferwatch_collector.store import Store
 from inferwatch_collector.writer import BatchWriter, QueueFull
 
 from tests.helpers.factories import llm_call
@@ -193,3 +195,14 @@ def test_full_spool_fails_the_batch_with_queue_full(store, tmp_path):
     finally:
         writer.stop(drain=False)
     assert writer.spool.pending == 1 and count(store) == 0
+
+
+def test_the_spool_and_the_embedded_data_directory_are_private(tmp_path, settings):
+    # other local users must not list or read spooled requests or stored prompts (0700, existing ones tightened)
+    existing = tmp_path / "spool"
+    existing.mkdir(mode=0o755)
+    Spool(existing, 1 << 20).close()
+    store = Store.open(settings)
+    store.close()
+    assert oct(existing.stat().st_mode & 0o777) == oct(0o700)
+    assert oct(Path(settings.data_dir).stat().st_mode & 0o777) == oct(0o700)
