@@ -97,6 +97,15 @@ def test_comment_is_redacted_before_storage(client, keys, store):
     assert row["comment"].startswith("Wrong answer. Write to ")
 
 
+def test_comment_text_needs_prompts_read(client, keys, store):
+    # a comment is free text a user wrote (names, addresses): readable like prompts, not with plain `read`
+    post(client, keys.ingest, {"trace_id": TRACE, "thumbs_up": False, "comment": "Wrong. I am Jane at 12 Elm St"})
+    [plain] = listed(client, keys.read, trace_id=TRACE)
+    assert (plain["comment"], plain["comment_hidden"], plain["kind"]) == (None, True, "thumbs")
+    [full] = listed(client, keys.prompts, trace_id=TRACE)
+    assert full["comment"] == "Wrong. I am Jane at 12 Elm St" and "comment_hidden" not in full
+
+
 def test_a_retry_replaces_instead_of_duplicating(client, keys, store):
     item = {"trace_id": TRACE, "thumbs_up": True, "comment": "great"}
     first = post(client, keys.ingest, item).json()["feedback_ids"]

@@ -313,7 +313,8 @@ def _serve_collector(settings: Any, store: Any, flush_interval_s: float) -> Iter
     from inferwatch_collector.auth import KeyStore
 
     keys = KeyStore(store, cache_seconds=0)
-    key_set = {"ingest": keys.create_key("p1", ["ingest"]), "read": keys.create_key("p1", ["read"])}
+    key_set = {"ingest": keys.create_key("p1", ["ingest"]), "read": keys.create_key("p1", ["read"]),
+               "prompts": keys.create_key("p1", ["read", "prompts:read"])}
     app = create_app(settings.model_copy(update={"flush_interval_s": flush_interval_s, "ingest_workers": 0}),
                      store=store)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning",
@@ -350,8 +351,8 @@ def test_delivered_to_the_real_collector(collector, store):
     assert inferwatch.feedback_stats() | {"dropped": None} == {"queued": 0, "sent": 3, "failed": 0, "resent": 0,
                                                                "resend_failed": 0, "dropped": None}
 
-    listed = httpx.get(f"{url}/api/v1/feedback", params={"trace_id": TRACE},
-                       headers={"Authorization": f"Bearer {keys['read']}"}).json()
+    listed = httpx.get(f"{url}/api/v1/feedback", params={"trace_id": TRACE},  # comment text: prompts:read
+                       headers={"Authorization": f"Bearer {keys['prompts']}"}).json()
     assert len(listed) == 1  # the retry replaced, not duplicated
     [item] = listed
     assert (item["feedback_id"], item["kind"], item["value"], item["source"]) == (fid, "thumbs", -1.0, "sdk")

@@ -373,7 +373,8 @@ async def post_feedback(request: Request, principal: IngestPrincipal, store: Sto
     return JSONResponse({"accepted": len(items), "feedback_ids": ids, "unmatched": unmatched}, status_code=202)
 
 
-@router.get("", summary="Feedback of the caller's project (latest version of each item), newest first")
+@router.get("", summary="Feedback of the caller's project (latest version of each item), newest first; comment "
+                        "text needs prompts:read (without it: comment null, comment_hidden true)")
 def list_feedback(
     principal: ReadPrincipal,
     store: StoreDep,
@@ -394,6 +395,7 @@ def list_feedback(
         where.append("name = {name:String}")
         params["name"] = name
     shown = [c for c in COLUMNS if c not in ("project_id", "is_deleted")]
+    can_read_text = principal.allows("prompts:read")
     rows = store.query(
         f"SELECT {', '.join(shown)} FROM feedback FINAL WHERE {' AND '.join(where)} "
         "ORDER BY created_at DESC, feedback_id LIMIT {n:UInt32}",
@@ -408,5 +410,8 @@ def list_feedback(
                 item[key] = (value if value.tzinfo else value.replace(tzinfo=timezone.utc)).isoformat()
         if isinstance(item["value"], float) and not math.isfinite(item["value"]):
             item["value"] = None
+        if not can_read_text and item["comment"]:  # free text users wrote, like prompts: prompts:read only
+            item["comment"] = None
+            item["comment_hidden"] = True
         out.append(item)
     return out
