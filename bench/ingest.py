@@ -185,6 +185,7 @@ class Collector:
         self.env = {k: v for k, v in os.environ.items() if k != "INFERWATCH_CLICKHOUSE_URL"}
         self.env.update(env or {})
         self.port = 0
+        self.metrics_port = 0  # the internal /metrics listener
         self.key = ""
         self.proc: subprocess.Popen | None = None
         self._log_file = None
@@ -208,11 +209,11 @@ class Collector:
         self.key = out.strip().splitlines()[-1].strip()
         if not self.key.startswith("iwk_"):
             raise RuntimeError(f"unexpected `keys create` output: {out!r}")
-        self.port = free_port()
+        self.port, self.metrics_port = free_port(), free_port()
         self._log_file = open(self.log_path, "wb")
         self.proc = subprocess.Popen(
             [*server_command(), "--data-dir", str(self.data_dir), "collector", "--host", "127.0.0.1",
-             "--port", str(self.port)],
+             "--port", str(self.port), "--metrics-port", str(self.metrics_port)],
             env=self.env, stdout=self._log_file, stderr=subprocess.STDOUT, start_new_session=True,
         )
         deadline = time.monotonic() + timeout
@@ -268,7 +269,7 @@ class Collector:
     def metrics(self) -> dict[str, float]:
         """The collector's Prometheus counters (name{labels} -> value); empty when unavailable."""
         try:
-            text = httpx.get(f"{self.base}/metrics", timeout=10, trust_env=False).text
+            text = httpx.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10, trust_env=False).text
         except httpx.HTTPError:
             return {}
         out = {}

@@ -27,7 +27,7 @@ pytest_plugins = ["tests.helpers.mock_llm_fixtures"]  # the mock LLM server and 
 def settings(tmp_path: Path) -> Settings:
     """Embedded-chDB settings in this test's own directory, independent of INFERWATCH_* in the environment."""
     return Settings(data_dir=tmp_path / "data", clickhouse_url="", cluster="", database="inferwatch",
-                    migration_mode="auto")
+                    migration_mode="auto", metrics_port=0)  # no /metrics listener (tests/helpers/metrics.py)
 
 
 @pytest.fixture

@@ -1,8 +1,10 @@
 """The collector's FastAPI app factory.
 
 Nothing is opened at import: the lifespan opens the store (unless a test hands one in), applies pending
-migrations, and starts the group-commit writer; shutdown drains the writer before closing the store, so a
-request that was acknowledged is always in the database.
+migrations, and starts the group-commit writer, the API key poll (revocations made through other collectors) and
+the internal ``/metrics`` listener (``metrics_host:metrics_port``, not the public port); shutdown drains the
+writer before closing the store, so a request that was acknowledged is always in the database. The API docs and
+``/openapi.json`` are served only with ``api_docs`` on.
 
 The app serves the collector's own routers unless given others; whoever composes the platform adds its routers
 and lifespan hooks (background work that needs the open store) through :func:`create_app`'s arguments.
@@ -24,6 +26,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .auth import KEYS_UNAVAILABLE_RETRY_AFTER_S, AuthError, KeyStore
 from .ingest_dedup import RecentRequests
 from .ingest_pool import ByteBudget, IngestPool
+from .metrics import render as render_metrics
+from .metrics_listener import start_listener
 from .migrations import migrate, target_for
 from .pairing import CallPairing
 from .cost.ingest_pricer import pricer_for
@@ -73,6 +77,14 @@ def build_writer(store: Store, settings: Settings) -> BatchWriter:
     )
 
 
+def build_key_store(store: Store, settings: Settings) -> KeyStore:
+    """The API key checker configured from settings (caches, unknown-key limit; polling starts separately)."""
+    return KeyStore(store, cache_seconds=settings.key_cache_s, unknown_cache_seconds=settings.unknown_key_cache_s,
+                    unknown_cache_size=settings.unknown_key_cache_size,
+                    unknown_lookups_per_s=settings.unknown_key_lookups_per_s,
+                    unknown_lookup_burst=settings.unknown_key_lookup_burst)
+
+
 def create_app(settings: Settings | None = None, *, store: Store | None = None, run_migrations: bool = True,
                routers: Sequence[APIRouter] = ROUTERS, lifespan_hooks: Sequence[LifespanHook] = ()) -> FastAPI:
     """Build the collector app serving ``routers``, with ``lifespan_hooks`` entered in order on startup (and
@@ -104,19 +116,26 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             app.state.store = active
             app.state.writer = writer
             app.state.call_pairing = pairing
-            app.state.keys = KeyStore(active, cache_seconds=settings.key_cache_s)
+            app.state.keys = build_key_store(active, settings)
             app.state.recent_requests = RecentRequests(settings.dedup_window)
             app.state.ingest_stats = IngestStats()
             app.state.ingest_pool = pool
             app.state.inflight_bytes = ByteBudget(settings.max_inflight_bytes)
             app.state.ingest_limiter = RateLimiter(settings.ingest_rate_limit_per_key,
                                                    settings.ingest_rate_burst or None)
+            app.state.keys.start_polling(settings.key_poll_s)
+            listener = start_listener(lambda: render_metrics(app.state), settings.metrics_host,
+                                      settings.metrics_port)
+            app.state.metrics_listener = listener
             try:
                 with ExitStack() as hooks:
                     for hook in lifespan_hooks:
                         hooks.enter_context(hook(app, active, settings))
                     yield
             finally:
+                if listener is not None:
+                    listener.stop()
+                app.state.keys.stop_polling()
                 pool.close()
                 pairing.stop()
                 writer.stop()
@@ -130,6 +149,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
         description="OTLP ingest and query API of inferwatch. Authenticate with `Authorization: Bearer <key>`.",
         lifespan=lifespan,
         generate_unique_id_function=lambda route: f"{route.tags[0]}-{route.name}" if route.tags else route.name,
+        # off the public port unless asked for (api_docs); app.openapi() still builds the spec for tooling
+        openapi_url="/openapi.json" if settings.api_docs else None,
     )
     for router in routers:
         app.include_router(router)

@@ -1,6 +1,7 @@
-"""Per-key token buckets for ingest (``ingest_rate_limit_per_key`` requests/s, ``ingest_rate_burst`` burst).
+"""Token buckets: per API key for ingest (``ingest_rate_limit_per_key`` requests/s, ``ingest_rate_burst`` burst),
+and one global bucket for database lookups of keys the collector does not know (see ``auth.KeyStore``).
 
-One bucket per API key id: a client that floods the collector is answered 429 + ``Retry-After`` (OTLP exporters
+For ingest, one bucket per API key id: a client that floods the collector is answered 429 + ``Retry-After`` (OTLP exporters
 back off and retry on 429) while every other key keeps its own full rate. Buckets live in memory, per collector
 process (with N collector replicas behind a load balancer a key gets up to N times the rate); idle buckets are
 dropped so the table stays bounded whatever the number of keys.
@@ -43,6 +44,16 @@ class RateLimiter:
             if len(self._buckets) > self._max_keys:
                 self._prune(now)
             return 0.0 if allowed else (cost - tokens) / self.rate
+
+    def refund(self, key: str, cost: float = 1.0) -> None:
+        """Give back ``cost`` tokens taken by :meth:`acquire` for work that turned out not to count (at most up to
+        the burst)."""
+        if not self.enabled:
+            return
+        with self._lock:
+            held = self._buckets.get(key)
+            if held is not None:
+                self._buckets[key] = (min(self.burst, held[0] + cost), held[1])
 
     def _prune(self, now: float) -> None:
         """Drop buckets that have refilled completely (they hold no state worth keeping)."""

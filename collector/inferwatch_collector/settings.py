@@ -118,6 +118,43 @@ class Settings(BaseSettings):
         "row. Covers an exporter's batch delay (5 s by default). 0 = write every span's row at once, no merging.",
     )
     key_cache_s: float = Field(30.0, ge=0, description="Seconds an API key lookup is cached.")
+    key_poll_s: float = Field(
+        2.0,
+        ge=0,
+        description="Seconds between polls of the API key table for keys revoked or created through another "
+        "collector (one small query); a revoked key stops working everywhere within this. 0 = no poll (other "
+        "collectors refuse it after key_cache_s).",
+    )
+    unknown_key_cache_s: float = Field(
+        10.0, ge=0, description="Seconds an unknown or revoked API key is remembered as such (by hash; at most "
+        "key_cache_s)."
+    )
+    unknown_key_cache_size: int = Field(
+        10_000, ge=1, description="Unknown API keys remembered; kept apart from valid keys, which they never evict."
+    )
+    unknown_key_lookups_per_s: float = Field(
+        20.0,
+        ge=0,
+        description="Database lookups per second of API keys the collector does not know (one token bucket per "
+        "collector process); above it such a key is answered 503 + Retry-After without a lookup. Keys created "
+        "through this collector, or seen by the key poll, are exempt. 0 = no limit.",
+    )
+    unknown_key_lookup_burst: int = Field(
+        100, ge=1, description="Unknown-key lookups allowed at once before unknown_key_lookups_per_s applies."
+    )
+    metrics_host: str = Field(
+        "127.0.0.1",
+        description="Bind address of the internal listener that serves Prometheus /metrics (not on the public "
+        "port). 0.0.0.0 in a container whose scraper runs in another container.",
+    )
+    metrics_port: int = Field(
+        9318, ge=0, le=65535, description="Port of the internal /metrics listener; 0 = no listener."
+    )
+    api_docs: bool = Field(
+        False,
+        description="Serve the interactive API docs (/docs, /redoc) and /openapi.json on the public port "
+        "(`inferwatch-server up` turns them on for its local try-out).",
+    )
     ingest_rate_limit_per_key: float = Field(
         0.0,
         ge=0,

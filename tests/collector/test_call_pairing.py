@@ -23,6 +23,7 @@ from inferwatch_server.app import create_app
 from tests.helpers import payloads as p
 from tests.helpers.conformance import load, split_by_scope, trace_ids
 from tests.helpers.factories import llm_call as llm_row
+from tests.helpers.metrics import scrape
 
 NATIVE = "com.anthropic.sdk.python"
 OPENINFERENCE = "openinference.instrumentation.anthropic"
@@ -72,7 +73,7 @@ def absorbed(store, trace_id: bytes) -> list[tuple]:
 
 
 def metric(client: TestClient, name: str) -> float:
-    for line in client.get("/metrics").text.splitlines():
+    for line in scrape(client).splitlines():
         if line.startswith(name + " "):
             return float(line.split()[1])
     raise AssertionError(f"{name} not in /metrics")

@@ -18,6 +18,7 @@ from inferwatch_collector.app import create_app
 from inferwatch_collector.spool import decode_segment
 
 from tests.helpers import payloads
+from tests.helpers.metrics import scrape
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 SPANS_PER_REQUEST = 5
@@ -207,7 +208,7 @@ def test_full_spool_answers_503_with_retry_after(ft_settings, store, keys, fault
         shed = post(client, keys.ingest)
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "5"
         assert metric(client, "inferwatch_spool_batches_rejected_full_total") == 1
-        assert 'inferwatch_requests_rejected_total{reason="queue_full"} 1' in client.get("/metrics").text
+        assert 'inferwatch_requests_rejected_total{reason="queue_full"} 1' in scrape(client)
         fault.down = False
     # a clean stop replays what it can before exiting
     assert_exactly(store, 5)
@@ -236,7 +237,7 @@ def test_a_key_seen_before_an_outage_keeps_working_and_its_spans_are_spooled(ft_
         db_down.down = False
         wait_for(lambda: client.app.state.writer.spool.pending == 0)
         assert_exactly(store, 20)
-        assert "inferwatch_api_key_stale_answers_total 3" in client.get("/metrics").text
+        assert "inferwatch_api_key_stale_answers_total 3" in scrape(client)
 
 
 def test_a_key_that_cannot_be_checked_is_a_503_with_retry_after_never_a_500(ft_settings, store, keys, db_down):

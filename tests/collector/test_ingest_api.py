@@ -15,6 +15,7 @@ from inferwatch_collector.rows import LLM_CALL_COLUMNS
 
 from tests.helpers import payloads
 from tests.helpers.keys import Keys
+from tests.helpers.metrics import scrape
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}
@@ -78,7 +79,7 @@ def test_request_retried_three_times_lands_once(client, store, keys):
     assert count(store) == 50
     for rollup in ("llm_calls_1m", "llm_calls_1h", "usage_1h", "ab_rollup_1h"):
         assert rollup_calls(store, rollup) == 50, rollup
-    metrics = client.get("/metrics").text
+    metrics = scrape(client)
     assert "inferwatch_duplicate_requests_total 3" in metrics
 
 
@@ -168,7 +169,7 @@ def test_full_write_queue_answers_503_with_retry_after(app_settings, store, keys
         assert shed.status_code == 503
         assert int(shed.headers["Retry-After"]) >= 1
         assert first.status_code == 200
-        assert 'inferwatch_requests_rejected_total{reason="queue_full"} 1' in client.get("/metrics").text
+        assert 'inferwatch_requests_rejected_total{reason="queue_full"} 1' in scrape(client)
     assert count(store) == 5  # only the accepted request
 
 
@@ -225,7 +226,7 @@ def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, ke
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
         assert first.status_code == 200
         assert budget.used == 0  # released once committed
-        assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in client.get("/metrics").text
+        assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in scrape(client)
     assert count(store) == 5
 
 
@@ -256,7 +257,7 @@ def test_otlp_metrics_are_accepted_counted_and_not_stored(client, store, keys):
     assert response.status_code == 200, response.text
     json_body = b'{"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "x", "sum": {"dataPoints": [{}]}}]}]}]}'
     assert post_metrics(client, json_body, keys.ingest, JSON).status_code == 200
-    assert "inferwatch_metric_points_received_total 4" in client.get("/metrics").text
+    assert "inferwatch_metric_points_received_total 4" in scrape(client)
     assert post_metrics(client, b"\xff\xff not protobuf", keys.ingest).status_code == 400
     assert post_metrics(client, metrics_request(1), keys.read).status_code == 403  # needs the ingest scope
     assert count(store) == 0
@@ -280,7 +281,7 @@ def test_metrics_show_redactions_jobs_and_notifier_deliveries(client, store, key
                                            ["firing"] * 2, [now] * 2, [now] * 2, [True, False], [1, 4], ["", "503"]],
                          ["project_id", "rule_id", "series_key", "dedup_key", "channel", "state", "event_time",
                           "sent_at", "ok", "attempts", "error"])
-    text = client.get("/metrics").text
+    text = scrape(client)
     assert 'inferwatch_redactions_total{entity="EMAIL_ADDRESS"} 1' in text
     assert 'inferwatch_job_failures_24h{job="budgets"} 1' in text
     assert 'inferwatch_job_last_duration_seconds{job="budgets"} 2.000' in text

@@ -15,6 +15,7 @@ from inferwatch_server.app import create_app
 from tests.helpers import payloads
 from tests.helpers.genai_logs import Emitter, record_events
 from tests.helpers.keys import Keys
+from tests.helpers.metrics import scrape
 
 PROTOBUF = {"Content-Type": "application/x-protobuf"}
 JSON = {"Content-Type": "application/json"}
@@ -40,7 +41,7 @@ def prompt_rows(store) -> list[tuple]:
 
 
 def metric(client: TestClient, line: str) -> int:
-    for text in client.get("/metrics").text.splitlines():
+    for text in scrape(client).splitlines():
         if text.startswith(line + " "):
             return int(text.rsplit(" ", 1)[1])
     return 0

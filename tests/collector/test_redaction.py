@@ -31,6 +31,7 @@ from inferwatch_collector.redaction import (
 
 from tests.helpers import payloads as P
 from tests.helpers.keys import Keys
+from tests.helpers.metrics import scrape
 
 # Only the shared redactor finds these (the collector's former regex redactor left every one of them alone).
 SHARED_ONLY = {
@@ -113,7 +114,7 @@ def test_metrics_count_redactions_of_the_shared_entities(client, store, keys: Ke
     response = client.post("/v1/traces", content=body,
                            headers={"Content-Type": "application/x-protobuf", **Keys.header(keys.ingest)})
     assert response.status_code == 200
-    text = client.get("/metrics").text
+    text = scrape(client)
     assert 'inferwatch_redactions_total{entity="IBAN_CODE"} 2' in text
     for entity in ("IP_ADDRESS", "URL", "CRYPTO", "PHONE_NUMBER", "EMAIL_ADDRESS"):
         assert f'inferwatch_redactions_total{{entity="{entity}"}} 1' in text, entity

@@ -8,7 +8,8 @@ cannot be read from its dependencies fails the walk until it is added to :data:`
 * every route: no key → 401; a key of every single scope → 403 unless the scope is one the route accepts;
 * a key of another project (p2, all scopes) aimed at p1's objects → never p1's data, never a change to it;
 * ingest rate limit per key: 429 + Retry-After after the burst, other keys unaffected;
-* CORS off by default; collector and dashboard bind to localhost by default;
+* CORS off by default; collector, its /metrics listener and dashboard bind to localhost by default; /metrics,
+  /docs and /openapi.json are not on the public port (docs only with ``api_docs`` on);
 * SQL-injection strings in every string parameter of every GET route → no 500, no other project's rows,
   every table intact.
 """
@@ -33,6 +34,7 @@ from inferwatch_collector.store import Store
 from inferwatch_server.app import create_app
 
 from tests.helpers.factories import llm_call
+from tests.helpers.metrics import scrape
 from tests.helpers.routes import PUBLIC, Route, app_routes, build_url, header, path_params
 
 # Routes that check their key by hand (OTLP answers errors in its own encoding) or accept several scopes.
@@ -184,6 +186,8 @@ def world(app_settings: Settings, store: Store) -> Iterator[World]:
 def test_every_route_needs_a_key_of_the_right_scope(world: World) -> None:
     routes = app_routes(world.app)
     assert len(routes) > 20 and any(r.path == "/api/v1/forget" for r in routes)
+    walked = {r.key for r in routes}
+    assert {("POST", "/v1/logs"), ("POST", "/api/public/otel/v1/traces"), ("POST", "/v1/metrics")} <= walked
     problems = []
     for route in routes:
         if route.key in PUBLIC:
@@ -270,7 +274,7 @@ def test_ingest_rate_limit_is_per_key(app_settings: Settings, store: Store) -> N
         assert client.post("/v1/traces", content=body, headers={**header(other), **proto}).status_code == 200
         assert client.post("/v1/traces", content=body, headers=proto).status_code == 401  # auth still first
         assert client.app.state.ingest_stats.rejected_requests["rate_limited"] == 3
-        assert 'inferwatch_requests_rejected_total{reason="rate_limited"} 3' in client.get("/metrics").text
+        assert 'inferwatch_requests_rejected_total{reason="rate_limited"} 3' in scrape(client)
 
 
 def test_rate_limit_is_off_by_default(client: TestClient, keys) -> None:
@@ -316,12 +320,28 @@ def test_cors_is_off_by_default(world: World) -> None:
     assert posted.status_code == 200 and "access-control-allow-origin" not in posted.headers
 
 
+def test_metrics_and_api_docs_are_not_on_the_public_port(world: World, app_settings: Settings,
+                                                         store: Store) -> None:
+    # /metrics is served by the internal listener only (test_metrics_listener.py); docs only with api_docs on
+    for path in ("/metrics", "/docs", "/redoc", "/openapi.json"):
+        for headers in ({}, header(world.keys["admin"])):
+            assert world.client.get(path, headers=headers).status_code == 404, path
+    assert not {("GET", "/metrics"), ("GET", "/docs"), ("GET", "/openapi.json")} & {r.key for r in
+                                                                                     app_routes(world.app)}
+    docs_on = app_settings.model_copy(update={"api_docs": True, "spool_max_bytes": 0})  # world holds the spool
+    with TestClient(create_app(docs_on, store=store)) as client:
+        assert client.get("/openapi.json").json()["paths"]["/v1/traces"]
+        assert client.get("/docs").status_code == 200 and client.get("/metrics").status_code == 404
+
+
 def test_servers_bind_to_localhost_by_default(monkeypatch) -> None:
     from inferwatch_dashboard.settings import DashboardSettings
 
-    for name in ("INFERWATCH_HOST", "INFERWATCH_DASHBOARD_HOST"):
+    for name in ("INFERWATCH_HOST", "INFERWATCH_DASHBOARD_HOST", "INFERWATCH_METRICS_HOST", "INFERWATCH_API_DOCS"):
         monkeypatch.delenv(name, raising=False)
     assert Settings(data_dir="/nonexistent").host == "127.0.0.1"
+    assert Settings(data_dir="/nonexistent").metrics_host == "127.0.0.1"
+    assert not Settings(data_dir="/nonexistent").api_docs
     assert DashboardSettings().host == "127.0.0.1"
 
 

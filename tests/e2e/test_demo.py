@@ -42,10 +42,10 @@ def wait_for(predicate, timeout: float, what: str):
 
 @pytest.mark.slow
 def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     data_dir = tmp_path / "data"
     env = {**os.environ, "INFERWATCH_DATA_DIR": str(data_dir), "INFERWATCH_PORT": str(port),
-           "INFERWATCH_FLUSH_INTERVAL_S": "0.2"}
+           "INFERWATCH_METRICS_PORT": str(metrics_port), "INFERWATCH_FLUSH_INTERVAL_S": "0.2"}
     log = (tmp_path / "up.log").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "inferwatch_server", "up", "--demo-traffic", "--rate", "8"],
@@ -66,6 +66,10 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
         assert set(keys) == {"ingest", "read", "admin"}
         printed = (tmp_path / "up.log").read_text()
         assert keys["read"] in printed and f"{base}/docs" in printed
+        assert httpx.get(f"{base}/docs", timeout=5).status_code == 200  # `up` is the local try-out: docs on
+        metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
+        assert metrics_url in printed and httpx.get(f"{base}/metrics", timeout=5).status_code == 404
+        assert "inferwatch_spans_accepted_total" in httpx.get(metrics_url, timeout=5).text
 
         def calls() -> int:
             r = httpx.get(f"{base}/api/v1/calls/summary", headers={"Authorization": f"Bearer {keys['read']}"},

@@ -14,6 +14,9 @@ def register(sub: Any) -> None:
     col = sub.add_parser("collector", help="run the collector (ingest + query API)")
     col.add_argument("--host")
     col.add_argument("--port", type=int)
+    col.add_argument("--metrics-port", type=int,
+                     help="port of the internal Prometheus /metrics listener (default 9318, bound to "
+                          "INFERWATCH_METRICS_HOST, 127.0.0.1; 0 = none)")
     col.set_defaults(func=cmd_collector)
 
 
@@ -22,4 +25,7 @@ def cmd_collector(args: argparse.Namespace) -> int:
     print(f"inferwatch collector on http://{settings.host}:{settings.port} "
           f"({'embedded chDB at ' + str(settings.data_dir) if settings.embedded else settings.clickhouse_url})",
           flush=True)
+    if settings.metrics_port:
+        print(f"Prometheus metrics on http://{settings.metrics_host}:{settings.metrics_port}/metrics (internal)",
+              flush=True)
     return serve(settings)

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
-    """``INFERWATCH_*`` settings with the command line's ``--data-dir`` (global), ``--host`` and ``--port``."""
+    """``INFERWATCH_*`` settings with the command line's ``--data-dir`` (global), ``--host``, ``--port`` and
+    ``--metrics-port``."""
     overrides: dict[str, Any] = {}
     if getattr(args, "data_dir", None):
         overrides["data_dir"] = Path(args.data_dir)
@@ -25,6 +26,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
         overrides["host"] = args.host
     if getattr(args, "port", None):
         overrides["port"] = args.port
+    if getattr(args, "metrics_port", None) is not None:
+        overrides["metrics_port"] = args.metrics_port
     return Settings(**overrides)
 
 

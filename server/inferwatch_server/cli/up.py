@@ -29,6 +29,7 @@ def register(sub: Any) -> None:
     up = sub.add_parser("up", help="run the embedded platform: migrate, demo keys, collector, dashboard")
     up.add_argument("--host")
     up.add_argument("--port", type=int)
+    up.add_argument("--metrics-port", type=int, help="port of the internal Prometheus /metrics listener (0 = none)")
     up.add_argument("--demo-traffic", action="store_true",
                     help="also run the demo app (examples/demo_app.py: SDK + real clients + mock LLM) into it")
     up.add_argument("--rate", type=float, default=3.0, help="demo app, user interactions per second")
@@ -77,6 +78,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     from inferwatch_dashboard.settings import DashboardSettings
 
     settings = settings_from(args)
+    if "api_docs" not in settings.model_fields_set:  # the local try-out shows its API docs unless told not to
+        settings = settings.model_copy(update={"api_docs": True})
     keys = demo_keys(settings)
     base = f"http://{settings.host}:{settings.port}"
     # The dashboard is a separate Streamlit process that reads this collector's API with the demo read key.
@@ -88,7 +91,9 @@ def cmd_up(args: argparse.Namespace) -> int:
         "\ninferwatch is starting (embedded ClickHouse)" if settings.embedded else "\ninferwatch is starting",
         f"\n  collector   {base}   (OTLP/HTTP: {base}/v1/traces)",
         f"\n  dashboard   {dashboard.url}",
-        f"\n  API docs    {base}/docs",
+        f"\n  API docs    {base}/docs" if settings.api_docs else "",
+        f"\n  metrics     http://{settings.metrics_host}:{settings.metrics_port}/metrics"
+        if settings.metrics_port else "",
         f"\n  data        {settings.data_dir if settings.embedded else settings.clickhouse_url}",
         f"\n  demo project '{DEMO_PROJECT}' keys:",
         f"\n    ingest    {keys['ingest']}",
