@@ -61,7 +61,8 @@ class RuntimeUser:
     def __post_init__(self) -> None:
         if not USER_NAME.fullmatch(self.name) or self.name in RESERVED_NAMES:
             raise RuntimeUserError("INFERWATCH_RUNTIME_USER must be a lower-case identifier (letters, digits, "
-                                   f"underscore) other than {', '.join(sorted(RESERVED_NAMES))}, got {self.name!r}")
+                                   f"underscore) other than {', '.join(sorted(RESERVED_NAMES))}, "
+                                   f"got {self.name!r}")
         if len(self.password) < MIN_PASSWORD_CHARS:
             raise RuntimeUserError(f"INFERWATCH_RUNTIME_PASSWORD must have at least {MIN_PASSWORD_CHARS} "
                                    "characters")
@@ -76,7 +77,8 @@ def runtime_user_from(settings: Settings) -> RuntimeUser | None:
         return None
     if settings.runtime_user == settings.clickhouse_user:
         raise RuntimeUserError(f"INFERWATCH_RUNTIME_USER ({settings.runtime_user}) must differ from the migration "
-                               "user INFERWATCH_CLICKHOUSE_USER: its grants would replace the migration user's own")
+                               "user INFERWATCH_CLICKHOUSE_USER: its grants would replace the migration user's "
+                               "own")
     return RuntimeUser(settings.runtime_user, settings.runtime_password)
 
 

@@ -404,7 +404,8 @@ def migrate(store: Store, target: Target, progress: Callable[[str], Any] | None 
     """Apply the pending migrations in version order and return the names of those applied.
 
     Safe to run at every start: nothing happens when all files are applied, not even a ``CREATE ... IF NOT
-    EXISTS`` (the services run it as a runtime user without DDL rights, see :mod:`.db_users`). Refuses (``MigrationError``,
+    EXISTS`` (the services run it as a runtime user without DDL rights, see :mod:`.db_users`).
+    Refuses (``MigrationError``,
     nothing run) when an applied file was edited or applied for another mode, a file is dirty (unless
     ``force``), a new file is numbered below an applied one, or the database holds migrations this package
     does not ship. A failing statement is recorded as ``failed`` and raised with the file name, statement

@@ -82,7 +82,8 @@ class Store:
         try:
             # Asked first: a runtime user may use the database but not create one (see db_users.py).
             if not bootstrap.command(f"EXISTS DATABASE {settings.database}"):
-                on_cluster = f" ON CLUSTER {settings.cluster}" if settings.cluster and not settings.embedded else ""
+                clustered = settings.cluster and not settings.embedded
+                on_cluster = f" ON CLUSTER {settings.cluster}" if clustered else ""
                 bootstrap.command(f"CREATE DATABASE IF NOT EXISTS {settings.database}{on_cluster}")
         except Exception as exc:
             bootstrap.close()

@@ -180,8 +180,9 @@ MIGRATION_USER_MODULES = {"collector/inferwatch_collector/db_users.py"}
 NOT_AT_RUNTIME = {
     ("collector/inferwatch_collector/store.py", "CREATE DATABASE"): "only when the database is missing, i.e. "
     "before `migrate` ran (Store.open asks EXISTS DATABASE first)",
-    ("collector/inferwatch_collector/migrations.py", ("CREATE ", "ALTER TABLE {{", "ALTER TABLE {}.{} ON CLUSTER")): "schema DDL runs only while "
-    "migrations are pending, as the migration user: migrate() returns before any DDL when the schema is up to date",
+    ("collector/inferwatch_collector/migrations.py", ("CREATE ", "ALTER TABLE {{", "ALTER TABLE {}.{} ON CLUSTER")):
+    "schema DDL runs only while migrations are pending, as the migration user: migrate() returns before any DDL "
+    "when the schema is up to date",
 }
 STATEMENT = re.compile(r"\s*(SELECT|WITH|INSERT INTO|ALTER TABLE|DELETE FROM|CREATE|DROP|TRUNCATE|OPTIMIZE|"
                        r"SYSTEM|RENAME|EXCHANGE|KILL|GRANT|REVOKE|ATTACH|DETACH|EXISTS|SHOW|DESCRIBE|SET|USE|"
