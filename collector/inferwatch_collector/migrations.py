@@ -403,7 +403,9 @@ def migrate(store: Store, target: Target, progress: Callable[[str], Any] | None 
             files: Sequence[MigrationFile] | None = None, force: bool = False) -> list[str]:
     """Apply the pending migrations in version order and return the names of those applied.
 
-    Safe to run at every start: nothing happens when all files are applied. Refuses (``MigrationError``,
+    Safe to run at every start: nothing happens when all files are applied, not even a ``CREATE ... IF NOT
+    EXISTS`` (the services run it as a runtime user without DDL rights, see :mod:`.db_users`).
+    Refuses (``MigrationError``,
     nothing run) when an applied file was edited or applied for another mode, a file is dirty (unless
     ``force``), a new file is numbered below an applied one, or the database holds migrations this package
     does not ship. A failing statement is recorded as ``failed`` and raised with the file name, statement
@@ -411,9 +413,20 @@ def migrate(store: Store, target: Target, progress: Callable[[str], Any] | None 
     """
     say = progress or (lambda message: None)
     ordered = _in_order(files if files is not None else migration_files())
-    for statement in meta_statements(target):
-        store.command(statement)
-    todo = _plan(ordered, _recorded(store, target.database), target, force)
+    recorded = _recorded(store, target.database)
+    todo = _plan(ordered, recorded, target, force)
+    if not todo and recorded:
+        return []  # up to date: no DDL at all, so a runtime user without DDL rights starts too
+    try:
+        for statement in meta_statements(target):
+            store.command(statement)
+    except Exception as exc:
+        if "ACCESS_DENIED" not in str(exc) and "Not enough privileges" not in str(exc):
+            raise
+        raise MigrationError(
+            f"{len(todo)} migration(s) pending ({', '.join(f.name for f in todo)}) and ClickHouse user "
+            f"{store.settings.clickhouse_user!r} may not run DDL: run `inferwatch-server migrate` as the "
+            f"migration user first") from exc
     record = _Recorder(store, target)
     done: list[str] = []
     for file in todo:

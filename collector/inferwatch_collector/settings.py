@@ -30,6 +30,10 @@ def default_data_dir() -> Path:
     return user_data_path("inferwatch") / "data"
 
 
+#: A ClickHouse user name inferwatch creates: a lower-case identifier (pasted into DDL, never quoted).
+USER_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
 class Settings(BaseSettings):
     """Settings of the collector, scheduler, dashboard and CLI."""
 
@@ -46,6 +50,17 @@ class Settings(BaseSettings):
     data_dir: Path = Field(
         default_factory=default_data_dir,
         description="Embedded chDB data directory (default ./.inferwatch/data if present, else the user data dir).",
+    )
+    runtime_user: str = Field(
+        "",
+        description="ClickHouse user that `migrate` creates (or updates) for the services: SELECT, INSERT, ALTER "
+        "UPDATE/DELETE on the inferwatch database only. Set it on the migrate step, which runs as the migration "
+        "(DDL) user; the services then connect as it (INFERWATCH_CLICKHOUSE_USER). Empty: no user is created. "
+        "Server mode only: embedded chDB has no users.",
+    )
+    runtime_password: str = Field(
+        "", description="Password of runtime_user (at least 12 characters); sent to ClickHouse only as a salted "
+        "SHA-256 hash.", repr=False,
     )
     cluster: str = Field("", description="ClickHouse cluster name for ON CLUSTER migrations (server mode only).")
     migration_mode: Literal["auto", "single", "replicated", "sharded"] = Field(
@@ -226,6 +241,15 @@ class Settings(BaseSettings):
             return value
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,62}", value):
             raise ValueError(f"{info.field_name} must be a plain identifier (letters, digits, underscore)")
+        return value
+
+    @field_validator("runtime_user")
+    @classmethod
+    def _user_name(cls, value: str) -> str:
+        """Pasted into CREATE USER/GRANT as an identifier: lower-case plain names only."""
+        if value and (not USER_NAME.fullmatch(value) or value == "default"):
+            raise ValueError("runtime_user must be a lower-case identifier (letters, digits, underscore), "
+                             "not 'default'")
         return value
 
     @property

@@ -80,8 +80,11 @@ class Store:
         """Open (and create if needed) the database; fails fast with a :class:`StoreError`."""
         bootstrap = _open_client(settings, None)
         try:
-            on_cluster = f" ON CLUSTER {settings.cluster}" if settings.cluster and not settings.embedded else ""
-            bootstrap.command(f"CREATE DATABASE IF NOT EXISTS {settings.database}{on_cluster}")
+            # Asked first: a runtime user may use the database but not create one (see db_users.py).
+            if not bootstrap.command(f"EXISTS DATABASE {settings.database}"):
+                clustered = settings.cluster and not settings.embedded
+                on_cluster = f" ON CLUSTER {settings.cluster}" if clustered else ""
+                bootstrap.command(f"CREATE DATABASE IF NOT EXISTS {settings.database}{on_cluster}")
         except Exception as exc:
             bootstrap.close()
             raise StoreError(f"cannot create database {settings.database}: {exc}") from exc

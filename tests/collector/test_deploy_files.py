@@ -112,9 +112,9 @@ def test_images_are_pinned_and_dependencies_exist(name):
             if expected == "service_healthy":
                 assert not services[dependency].get("healthcheck", {}).get("disable"), dependency
         for volume in svc.get("volumes", []):
-            source = volume.split(":")[0]
+            source = interpolate(volume).split(":")[0]
             if source.startswith("./"):
-                assert (ROOT / source).is_file(), f"{service_name} mounts missing {source}"
+                assert (ROOT / source).exists(), f"{service_name} mounts missing {source}"
             else:
                 assert source in compose.get("volumes", {}), f"{service_name}: volume {source} is not declared"
     assert any(interpolate(s["image"]).startswith("clickhouse/clickhouse-server:") for s in services.values())
@@ -181,6 +181,34 @@ def test_env_example_names_every_variable_the_compose_files_need():
     for name in COMPOSE_FILES:
         for variable in re.findall(r"\$\{([A-Z_]+):\?", (ROOT / name).read_text()):
             assert re.search(rf"^{variable}=", example, re.M), f"{variable} missing from deploy/env.example"
+
+
+@pytest.mark.parametrize("name", COMPOSE_FILES)
+def test_migrate_connects_as_the_ddl_account_and_every_other_service_as_the_runtime_one(name):
+    from inferwatch_collector.db_users import RuntimeUser
+
+    compose = load(name)
+    servers = [environment_of(s) for s in compose["services"].values()
+               if interpolate(s["image"]).startswith("clickhouse/clickhouse-server:")]
+    assert len({(env["CLICKHOUSE_USER"], env["CLICKHOUSE_PASSWORD"]) for env in servers}) == 1
+    admin, admin_password = servers[0]["CLICKHOUSE_USER"], servers[0]["CLICKHOUSE_PASSWORD"]
+    iw = inferwatch_services(compose)
+    migrate_env = environment_of(iw["migrate"])
+    assert (migrate_env["INFERWATCH_CLICKHOUSE_USER"], migrate_env["INFERWATCH_CLICKHOUSE_PASSWORD"]) == (
+        admin, admin_password)
+    runtime, runtime_password = migrate_env["INFERWATCH_RUNTIME_USER"], migrate_env["INFERWATCH_RUNTIME_PASSWORD"]
+    assert interpolate(runtime) != interpolate(admin) and runtime_password != admin_password
+    RuntimeUser(interpolate(runtime), "p" * 12)  # the default name is one migrate accepts
+    users = 0
+    for service_name, svc in iw.items():
+        env = environment_of(svc)
+        if service_name == "migrate" or "INFERWATCH_CLICKHOUSE_URL" not in env:
+            continue
+        assert (env["INFERWATCH_CLICKHOUSE_USER"], env["INFERWATCH_CLICKHOUSE_PASSWORD"]) == (
+            runtime, runtime_password), f"{service_name} must connect as the runtime user"
+        assert "INFERWATCH_RUNTIME_PASSWORD" not in env  # only migrate needs it
+        users += 1
+    assert users >= 2  # collector(s) and scheduler
 
 
 # --- compose: ports and healthchecks ---------------------------------------------------------------------------
@@ -331,17 +359,18 @@ def test_two_collectors_behind_the_load_balancer():
     spools = [next(v for v in services[c]["volumes"] if v.endswith(":/var/lib/inferwatch/spool")) for c in collectors]
     assert len(set(spools)) == 2  # a spool directory belongs to one collector
     lb = services["lb"]
-    listen = int(re.search(r"listen\s+(\d+);", conf).group(1))
-    assert lb["ports"] == [f"{listen}:{listen}"]
+    public = int(re.search(r"listen\s+(\d+) ssl;", conf).group(1))
+    internal = int(re.search(r"listen\s+(\d+);", conf).group(1))  # plain, inside the network
+    assert lb["ports"] == [f"{public}:{public}"]  # only the TLS listener is published
     assert "./deploy/nginx/nginx.conf:/etc/nginx/nginx.conf:ro" in lb["volumes"]
     health = urlsplit(healthcheck_url(lb["healthcheck"]["test"]))
-    assert health.port == listen and f"location = {health.path}" in conf
+    assert health.port == internal and f"location = {health.path}" in conf
     # a POST that reached a collector is never resent to the other one
     assert not re.search(r"proxy_next_upstream[^;]*non_idempotent", conf)
     body_limit = int(re.search(r"client_max_body_size\s+(\d+)m;", conf).group(1)) * 1024 * 1024
     assert body_limit >= Settings.model_fields["max_body_bytes"].default
     dashboard_api = urlsplit(services["dashboard"]["command"][services["dashboard"]["command"].index("--api") + 1])
-    assert dashboard_api.hostname == "lb" and dashboard_api.port == listen
+    assert dashboard_api.hostname == "lb" and dashboard_api.port == internal
 
 
 def test_sharded_migrations_render_and_parse(store):

@@ -63,3 +63,17 @@ def test_migrate_cli_is_idempotent_and_shows_status(tmp_path, capsys):
     assert "up to date" in capsys.readouterr().out
     assert main(["--data-dir", data, "migrate", "--status"]) == 0
     assert "0001" in capsys.readouterr().out
+
+
+def test_every_test_the_security_docs_name_exists():
+    """The security guarantees name the tests that check them; a renamed or deleted test must update the docs."""
+    tests = {path.relative_to(ROOT / "tests").as_posix() for path in (ROOT / "tests").rglob("test_*.py")}
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("\n## Security\n", 1)[1].split("\n## ", 1)[0]
+    named = 0
+    for text, default in (((ROOT / "docs" / "security.md").read_text(), ""), (section, "collector/")):
+        for name in re.findall(r"`((?:[a-z_]+/)*test_[a-z0-9_]+\.py)`", text):
+            full = name.removeprefix("tests/") if "/" in name else default + name
+            assert full in tests, f"the security docs name {name}, which is not a test file"
+            named += 1
+    assert named > 20

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import _guard, client, context
-from .options import resolve
+from .options import env_var, resolve
 from .transport import Transport, suppress_instrumentation
 
 log = logging.getLogger("inferwatch")
@@ -122,7 +122,7 @@ class BudgetGuard:
     """One guard: its configuration, its snapshot and its refresh thread. Made by :func:`budget_guard`."""
 
     def __init__(self, *, endpoint: str, api_key: str = "", downgrade: Mapping[str, str] | None = None,
-                 refresh_s: float = 30.0, max_stale_s: float | None = None) -> None:
+                 refresh_s: float = 30.0, max_stale_s: float | None = None, ca_file: str = "") -> None:
         if isinstance(refresh_s, bool) or not isinstance(refresh_s, (int, float)) or not refresh_s > 0:
             raise ValueError(f"refresh_s must be a positive number of seconds, not {refresh_s!r}")
         if max_stale_s is not None and (isinstance(max_stale_s, bool) or not isinstance(max_stale_s, (int, float))
@@ -131,7 +131,7 @@ class BudgetGuard:
         if downgrade is not None and (not isinstance(downgrade, Mapping) or not all(
                 isinstance(k, str) and k and isinstance(v, str) and v for k, v in downgrade.items())):
             raise TypeError("downgrade must map model names to model names, e.g. {'gpt-4o': 'gpt-4o-mini'}")
-        self._transport = Transport(endpoint, api_key)
+        self._transport = Transport(endpoint, api_key, ca_file)
         self.url = self._transport.url(PATH)
         self.refresh_s = float(refresh_s)
         self.max_stale_s = 3 * self.refresh_s if max_stale_s is None else float(max_stale_s)
@@ -321,9 +321,10 @@ def make_guard(*, endpoint: str | None = None, api_key: str | None = None, **set
     options = client.get_options()
     if options is None and (endpoint is None or api_key is None):
         options = resolve()
+    ca_file = options.ca_file if options is not None else os.environ.get(env_var("ca_file"), "")
     return BudgetGuard(endpoint=endpoint if endpoint is not None else options.endpoint,  # type: ignore[union-attr]
                        api_key=api_key if api_key is not None else options.api_key,  # type: ignore[union-attr]
-                       **settings)
+                       ca_file=ca_file, **settings)
 
 
 def install(guard: BudgetGuard) -> None:

@@ -20,6 +20,9 @@ class Options:
 
     endpoint: str = "http://127.0.0.1:4318"  # collector base URL; spans go to {endpoint}/v1/traces
     api_key: str = ""  # an ingest key of the project
+    # PEM file of the CA(s) to trust for an https endpoint (a self-signed collector certificate, a private CA);
+    # empty: the system's trust store (or REQUESTS_CA_BUNDLE). OTEL_EXPORTER_OTLP_CERTIFICATE is the app's own.
+    ca_file: str = ""
     service_name: str = "unknown_service"
     capture: str = "off"  # off: no prompt/completion text leaves the process; redacted; full (secrets scrubbed)
     sample_rate: float = 1.0  # share of LLM calls recorded (errors are always kept)

@@ -3,7 +3,9 @@
 One ``requests`` session per :class:`Transport` (made lazily, and again in a forked child; ``requests`` itself
 is imported with the first request, so ``import inferwatch`` stays light until something is sent), the project's
 key as ``Authorization: Bearer``, and nothing else of the environment's OTLP settings: ``OTEL_EXPORTER_OTLP_*`` headers
-are the app's credentials for its own backend and never reach our collector.
+are the app's credentials for its own backend and never reach our collector. An https collector is verified
+against the system's trust store, or the ``ca_file`` option (``INFERWATCH_CA_FILE``) when it has a private
+CA.
 
 One retry rule (:meth:`Transport.send`): another attempt after an answer the :class:`RetryPolicy` calls
 transient (and after any connection failure or timeout), waiting the collector's ``Retry-After`` or a doubling
@@ -76,8 +78,10 @@ UNREACHABLE = Answer(0)
 class Transport:
     """Requests to one collector (``endpoint``) with one key; safe to use from one thread at a time."""
 
-    def __init__(self, endpoint: str, api_key: str = "") -> None:
+    def __init__(self, endpoint: str, api_key: str = "", ca_file: str = "") -> None:
         self.endpoint = endpoint.rstrip("/")
+        # A CA file is passed with every request: requests lets REQUESTS_CA_BUNDLE override a session's `verify`.
+        self._verify: str | bool = ca_file or True
         version = getattr(sys.modules.get("inferwatch"), "__version__", "")
         self._headers = {"User-Agent": f"{USER_AGENT}/{version}" if version else USER_AGENT}
         if api_key:
@@ -153,7 +157,7 @@ class Transport:
 
         try:
             response = self._current_session().request(
-                method, self.endpoint + path, data=body, headers=headers, stream=True,
+                method, self.endpoint + path, data=body, headers=headers, stream=True, verify=self._verify,
                 timeout=(min(timeout_s, 5.0), timeout_s))
         except requests.RequestException:
             return UNREACHABLE  # refused, reset, timed out: the collector is down or overloaded

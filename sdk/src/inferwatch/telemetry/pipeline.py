@@ -123,7 +123,7 @@ class Pipeline:
             attributes["service.name"] = options.service_name  # else OTEL_SERVICE_NAME / the OTel default apply
         self._version = str(getattr(sys.modules.get("inferwatch"), "__version__", ""))
         self._resource = Resource.create(attributes)
-        self._transport = Transport(options.endpoint, options.api_key)
+        self._transport = Transport(options.endpoint, options.api_key, options.ca_file)
         self._span_limits = SpanLimits()  # OTEL_SPAN_*_LIMIT, read once, shared with the provider
         self._tracer_provider = TracerProvider(resource=self._resource, sampler=ALWAYS_ON, shutdown_on_exit=False,
                                                span_limits=self._span_limits)
