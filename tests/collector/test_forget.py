@@ -16,6 +16,7 @@ from inferwatch_collector.rows import (LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, SPA
 from tests.helpers.keys import Keys
 from tests.helpers.db_scan import places_holding
 from tests.helpers.factories import llm_call
+from tests.helpers.user_hash import TestHasher
 
 ALICE = "a1" * 32
 BOB = "b0" * 32
@@ -174,6 +175,7 @@ def test_forget_cli(store, settings, capsys) -> None:
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "deleted 3 prompt logs" in out and "blanked 2 feedback" in out
+    assert "  prompt_logs: 3 rows changed" in out and "  llm_calls: 2 rows changed" in out
     args = parser.parse_args(["--data-dir", str(settings.data_dir), "forget", "--project", "p1",
                               "--user-hash", "alice"])
     assert args.func(args) == 2
@@ -239,8 +241,9 @@ def _span(project: str, trace: str, span: str, name: str, *, kind: str = "intern
 
 
 def _seed_attribute_user(store) -> str:
-    """A trace of alice found only through attribute values (a library's ``enduser.id``, hashed at ingest): a
-    server span, a tool span and an LLM call without a user hash, beside bob's call; and p2's copy."""
+    """Traces of alice found only through attribute values (a library's ``enduser.id``, hashed at ingest): a
+    server span, a tool span and an LLM call without a user hash, beside bob's call; a trace of one span; and
+    p2's copy."""
     trace = "e" * 32
     spans = [
         _span("p1", trace, "a" * 16, f"GET /users/{ALICE_MAIL}/profile", kind="server",
@@ -251,6 +254,8 @@ def _seed_attribute_user(store) -> str:
         _span("p1", trace, "b" * 16, "lookup alice", operation="execute_tool",
               attributes={"tool.args": ALICE_MAIL, "retries": "2", "cached": "true"}),
         _span("p2", "f" * 32, "c" * 16, f"GET /users/{ALICE_MAIL}", attributes={"enduser.id": ALICE}),
+        _span("p1", "7" * 32, "7" * 16, f"login {ALICE_MAIL}", kind="server",  # a trace without LLM calls
+              attributes={"user.id": ALICE}),
     ]
     store.insert_columns("spans", [list(c) for c in zip(*spans)], SPAN_COLUMNS)
     _insert_calls(store, [
@@ -268,14 +273,15 @@ def test_forget_finds_the_user_by_attribute_values_and_scrubs_names_messages_and
     calls_before = store.query("SELECT sum(input_tokens), sum(output_tokens), sum(latency_ms) FROM llm_calls"
                                ).result_rows
     result = forget(store, "p1", ALICE)
-    assert (result.calls_found, result.traces) == (1, 1)
-    assert result.changed["spans"] == 2 and result.changed["llm_calls"] == 1
+    assert (result.calls_found, result.traces) == (1, 2)
+    assert result.changed["spans"] == 3 and result.changed["llm_calls"] == 1
 
     spans = {r[0]: r[1:] for r in store.query(
         "SELECT span_id, name, status_message, attributes FROM spans WHERE project_id = 'p1'").result_rows}
     assert spans["a" * 16] == ("server", "", {"http.request.method": "GET", "http.response.status_code": "404",
                                               "telemetry.sdk.name": "opentelemetry", "otel.scope.name": "app"})
     assert spans["b" * 16] == ("execute_tool", "", {"retries": "2", "cached": "true"})
+    assert spans["7" * 16] == ("server", "", {})
     calls = {r[0]: r[1:] for r in store.query(
         "SELECT span_id, span_name, user_hash, attributes FROM llm_calls WHERE trace_id = {t:String}",
         {"t": trace}).result_rows}
@@ -346,21 +352,8 @@ def test_forget_deletes_budgets_on_the_user_and_takes_the_hash_out_of_their_aler
     assert event[0].startswith("Budget b_alice (user ") and event[1]["budget_id"] == "b_alice"
 
 
-class _FakeHasher:
-    """What ``app.state.user_hasher`` is (the coordinator wires the real one): ``hash(user_id) -> hex``."""
-
-    def __init__(self, key: bytes) -> None:
-        self.key = key
-
-    def hash(self, user_id: str) -> str:
-        import hashlib
-        import hmac
-
-        return hmac.new(self.key, user_id.encode(), hashlib.sha256).hexdigest()
-
-
 def test_forget_api_takes_a_raw_user_id_hashes_it_and_never_keeps_it(store, keys: Keys, client, caplog) -> None:
-    hasher = _FakeHasher(b"k" * 32)
+    hasher = TestHasher(b"k" * 32)
     raw = "alice.raw-id@example.com"
     alice = hasher.hash(raw)
     _insert_calls(store, [llm_call("p1", trace_id="a" * 32, span_id="1" * 16, user_hash=alice, start_time=NOW_US)])
