@@ -14,9 +14,10 @@ and the test adds feedback (name, label, comment) carrying them. Then:
     ``prompt_logs`` included (its content is redacted at ingest);
 (c) ``POST /api/v1/forget`` for the user, then (b) again with the user's raw id and hash added: zero.
 
-``test_forget_leaves_nothing_of_the_user_anywhere`` checks (c) alone, with the user's attributes already holding
-the hash (what ingest writes once user-identifying keys are hashed), so it does not depend on the redaction of
-attribute values and names.
+``test_forget_leaves_nothing_of_the_user_anywhere`` checks (c) alone, with every span also carrying the user's
+hash in an attribute of its own (what ingest writes for ``enduser.id`` and friends once user-identifying keys
+are hashed), so it holds whether or not attribute values and names are redacted at ingest: forget finds the
+user's rows by the hash and scrubs every planted value in them.
 """
 
 from __future__ import annotations
@@ -36,13 +37,15 @@ from tests.helpers.user_hash import user_hasher
 PLANTED_VALUES = [*PLANTED.values(), RAW_USER_ID]
 
 
-def _ingest_everything(client: TestClient, keys: Keys, user: str, user_hash: str) -> set[str]:
-    """Every convention's planted recording (``user`` in the user-identifying keys), and feedback carrying the
-    planted values on each of their traces; returns the trace ids."""
+def _ingest_everything(client: TestClient, keys: Keys, user_hash: str, *, hash_in_attributes: bool = False
+                       ) -> set[str]:
+    """Every convention's planted recording (the user's raw id in the user-identifying keys; with
+    ``hash_in_attributes`` also the hash itself in an attribute of every span), and feedback carrying the planted
+    values on each of their traces; returns the trace ids."""
     traces: set[str] = set()
     problems = []
     for name, recording in sources(user_hash).items():
-        planted = plant(recording, user)
+        planted = plant(recording, RAW_USER_ID, user_hash=user_hash if hash_in_attributes else None)
         problems += [f"{name}: {p}" for p in post_all(client, planted, keys.ingest)]
         traces |= trace_ids(planted)
     assert not problems, problems
@@ -79,7 +82,7 @@ def test_planted_pii_reaches_no_table_and_no_read_route_and_forget_removes_the_u
         client: TestClient, store: Any, keys: Keys) -> None:
     hasher = user_hasher(client.app)
     user_hash = hasher.hash(RAW_USER_ID)  # what ingest and the SDK store for the user (one shared key)
-    traces = _ingest_everything(client, keys, RAW_USER_ID, user_hash)
+    traces = _ingest_everything(client, keys, user_hash)
     assert len(traces) >= 8
     assert store.query("SELECT count() FROM spans").result_rows[0][0] > 0
 
@@ -99,7 +102,7 @@ def test_planted_pii_reaches_no_table_and_no_read_route_and_forget_removes_the_u
 
 def test_forget_leaves_nothing_of_the_user_anywhere(client: TestClient, store: Any, keys: Keys) -> None:
     user_hash = user_hasher(client.app).hash(RAW_USER_ID)
-    traces = _ingest_everything(client, keys, user_hash, user_hash)  # user keys hold the hash, as ingest writes
+    traces = _ingest_everything(client, keys, user_hash, hash_in_attributes=True)
     before = places_holding(store, [user_hash])
     for place in ("spans.attributes", "llm_calls.attributes", "llm_calls.user_hash", "feedback.user_hash",
                   "cost_1d.user_hash"):

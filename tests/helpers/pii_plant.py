@@ -39,6 +39,9 @@ PLANTED: dict[str, str] = {
 RAW_USER_ID = "jane.roe.user@example.org"
 #: Attribute keys that identify the user (hashed at ingest, not redacted).
 USER_KEYS = ("enduser.id", "user.id", "langfuse.user.id", "app.user_id", "session.id")
+#: A key an application fills with the user's hash itself: stored as sent (a hex hash is no PII to redact), so the
+#: stored attributes hold the hash whether or not ingest hashes the user keys.
+HASH_KEY = "app.account_hash"
 
 
 def blob() -> str:
@@ -63,8 +66,9 @@ def _free_text_attributes() -> list[dict[str, Any]]:
     return out
 
 
-def _plant_span(span: dict[str, Any], user: str) -> None:
-    span["attributes"] = list(span.get("attributes", [])) + _user_attributes(user) + _free_text_attributes()
+def _plant_span(span: dict[str, Any], user: str, user_hash: str | None) -> None:
+    hashed = [_kv(HASH_KEY, user_hash)] if user_hash else []
+    span["attributes"] = list(span.get("attributes", [])) + _user_attributes(user) + hashed + _free_text_attributes()
     span["name"] = f"{span.get('name', '')} /users/{PLANTED['email']}/profile"
     status = dict(span.get("status", {}))
     status["message"] = f"failed for {blob()}"
@@ -96,9 +100,10 @@ def _plant_logs(scope_logs: dict[str, Any]) -> None:
         records.append({**ids, "body": {"string_value": f"app log: {blob()}"}})  # not a GenAI event
 
 
-def plant(recording: dict[str, Any], user: str = RAW_USER_ID) -> dict[str, Any]:
+def plant(recording: dict[str, Any], user: str = RAW_USER_ID, *, user_hash: str | None = None) -> dict[str, Any]:
     """A copy of ``recording`` with the planted values in every span, resource and log record; ``user`` goes
-    into the user-identifying keys (:data:`USER_KEYS`) of spans and resources."""
+    into the user-identifying keys (:data:`USER_KEYS`) of spans and resources, ``user_hash`` (when given) into
+    :data:`HASH_KEY` of every span."""
     out = copy.deepcopy(recording)
     for request in out["requests"]:
         document = request["otlp_json"]
@@ -106,7 +111,7 @@ def plant(recording: dict[str, Any], user: str = RAW_USER_ID) -> dict[str, Any]:
             _plant_resource(resource_spans, user)
             for scope_spans in resource_spans.get("scope_spans", []):
                 for span in scope_spans.get("spans", []):
-                    _plant_span(span, user)
+                    _plant_span(span, user, user_hash)
         for resource_logs in document.get("resource_logs", []):
             _plant_resource(resource_logs, user)
             for scope_logs in resource_logs.get("scope_logs", []):
