@@ -130,8 +130,8 @@ class _Run:
     def delete(self, table: str, where: str, params: dict[str, Any]) -> int:
         found = self.count(table, where, params)
         if found:
-            self.store.command(f"ALTER TABLE {_mutation_table(self.store, table, self.target)} DELETE WHERE {where}",
-                               parameters=params, settings=_MUTATION_SETTINGS)
+            self.store.command(f"ALTER TABLE {_mutation_table(self.store, table, self.target)} DELETE "
+                               f"WHERE {where}", parameters=params, settings=_MUTATION_SETTINGS)
         return self._add(table, found)
 
     def update(self, table: str, assignments: str, where: str, params: dict[str, Any]) -> int:
@@ -227,8 +227,8 @@ def _relabel_cost(run: _Run) -> None:
         {"db": store.database}).result_rows]
     listed = ", ".join(f"`{c}`" for c in columns)
     selected = ", ".join("{T:String} AS `user_hash`" if c == "user_hash" else f"`{c}`" for c in columns)
-    digest = store.query(f"SELECT count(), sum(calls), sum(cost_usd), min(day), max(day) FROM cost_1d WHERE {where}",
-                         base).result_rows[0]
+    digest = store.query("SELECT count(), sum(calls), sum(cost_usd), min(day), max(day) FROM cost_1d "
+                         f"WHERE {where}", base).result_rows[0]
     if not digest[0]:
         return
     token = hashlib.sha256(f"inferwatch-forget\0{base['p']}\0{base['u']}\0{digest}".encode()).hexdigest()

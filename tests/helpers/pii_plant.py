@@ -31,7 +31,7 @@ PLANTED: dict[str, str] = {
     # SECRETS-MERGE: helper "secrets" adds these kinds to the redactor; the coordinator uncomments them after the
     # merge (one line each, nothing else to change):
     # "aws_secret_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    # "pem_private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----",
+    # "pem_private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\n-----END PRIVATE KEY-----",
     # "uri_credentials": "postgresql://admin:S3cr3tPass@db.internal:5432/app",
     # "inferwatch_key": "iwk_0123456789ab_" + "Q" * 43,
 }
@@ -68,7 +68,7 @@ def _free_text_attributes() -> list[dict[str, Any]]:
 
 def _plant_span(span: dict[str, Any], user: str, user_hash: str | None) -> None:
     hashed = [_kv(HASH_KEY, user_hash)] if user_hash else []
-    span["attributes"] = list(span.get("attributes", [])) + _user_attributes(user) + hashed + _free_text_attributes()
+    span["attributes"] = [*span.get("attributes", []), *_user_attributes(user), *hashed, *_free_text_attributes()]
     span["name"] = f"{span.get('name', '')} /users/{PLANTED['email']}/profile"
     status = dict(span.get("status", {}))
     status["message"] = f"failed for {blob()}"
@@ -190,7 +190,8 @@ def post_all(client: Any, recording: dict[str, Any], ingest_key: str) -> list[st
 
     problems = []
     for path, headers, body in requests_of(recording, time.time_ns()):
-        response = client.post(path, content=body, headers={**headers, "Authorization": auth_header(path, ingest_key)})
+        headers = {**headers, "Authorization": auth_header(path, ingest_key)}
+        response = client.post(path, content=body, headers=headers)
         if response.status_code != 200:
             problems.append(f"POST {path} answered {response.status_code}: {response.text[:200]}")
     return problems
