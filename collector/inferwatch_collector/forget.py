@@ -38,10 +38,12 @@ Every change is a mutation that rewrites the affected parts (``ALTER TABLE ... D
 ``mutations_sync = 2``): the text is physically gone when the call returns, not merely hidden as with a
 lightweight ``DELETE`` or a newer ``ReplacingMergeTree`` version. Every statement is parameterised and filtered
 by ``project_id``; each is skipped when a count finds nothing to change, so running it again changes nothing and
-reports zeros. Steps run in an order that keeps a retry after a failure complete: the rows that lead to the
-user's traces (``llm_calls``) are rewritten last, and the ``cost_1d`` copy is inserted with a deduplication token
-derived from what it copies, so a retry does not count the user's cost twice (on a sharded cluster the copy goes
-through the ``Distributed`` table, where that protection depends on the shards' deduplication window).
+reports zeros. Steps run in an order that keeps a retry after a failure complete: in each batch of traces the
+rows that lead to them (``spans``, ``llm_calls``) are rewritten after the rest, whatever else is found by ``u``
+directly comes after that, and the ``cost_1d`` copy is inserted with a deduplication token derived from what it
+copies, so a retry does not count the user's cost twice (on a sharded cluster the copy goes through the
+``Distributed`` table, where that protection depends on the shards' deduplication window). A retry draws a new
+pseudonym: rows changed before the failure keep the first one.
 
 On a sharded cluster the mutations run ``ON CLUSTER`` against the ``<name>_local`` tables (a ``Distributed``
 table accepts no mutation); on a replicated one the replicas apply them through Keeper.
