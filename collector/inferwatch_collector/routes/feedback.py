@@ -21,8 +21,9 @@ Stored in ``feedback`` (ReplacingMergeTree keyed by ``(project_id, toDate(create
   and the answer lists its id under ``unmatched``. Re-sending it (same ``feedback_id``) once the span has
   arrived fills them in. The table has no ``response_id`` column, so an unmatched item given only by
   ``response_id`` is stored without any link to its call.
-* ``comment`` and ``label`` are redacted with :data:`inferwatch_collector.redaction.DEFAULT_REDACTOR` before
-  storage. Raw user ids are refused (``user_id`` → 422): send ``user_hash`` (an HMAC/SHA-256 hex digest).
+* ``name``, ``comment`` and ``label`` are redacted with :data:`inferwatch_collector.redaction.DEFAULT_REDACTOR`
+  before storage (a name is free text too, and ``GET /api/v1/feedback`` shows it with ``read`` scope). Raw user
+  ids are refused (``user_id`` → 422): send ``user_hash`` (an HMAC/SHA-256 hex digest).
 """
 
 from __future__ import annotations
@@ -84,7 +85,7 @@ class FeedbackIn(BaseModel):
         description="The provider's response id (gen_ai.response.id), instead of or with trace_id")
     name: str = Field(DEFAULT_NAME, min_length=1, max_length=128,
                       validation_alias=AliasChoices("name", "gen_ai.evaluation.name"),
-                      description="Evaluation name (gen_ai.evaluation.name)")
+                      description="Evaluation name (gen_ai.evaluation.name); redacted before storage")
     score: float | None = Field(None, allow_inf_nan=False,
                                 validation_alias=AliasChoices("score", "gen_ai.evaluation.score.value"),
                                 description="Numeric score (gen_ai.evaluation.score.value); kind 'score'")
@@ -321,7 +322,7 @@ def store_feedback(store: Store, project_id: str, items: Sequence[FeedbackIn]) -
         span_id = item.span_id or (call["span_id"] if call and item.response_id is not None else "")
         rows[fid] = [
             project_id, fid, created, now_ms, trace_id, span_id, item.user_hash or copied["user_hash"], item.kind,
-            item.name, item.value, _redact(item.label), _redact(item.comment), item.source or "api",
+            _redact(item.name), item.value, _redact(item.label), _redact(item.comment), item.source or "api",
             copied["model"], copied["experiment"], copied["variant"], copied["prompt_template"],
             copied["feature"], 0,
         ]

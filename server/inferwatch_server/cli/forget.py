@@ -1,4 +1,4 @@
-"""``inferwatch-server forget --project P --user-hash H``: a user's data request.
+"""``inferwatch-server forget --project P --user-hash H``: a user's data request (erasure).
 
 The deletion is :mod:`inferwatch_collector.forget`; this module parses and prints.
 """
@@ -14,10 +14,12 @@ from .common import open_store, settings_from
 def register(subparsers: Any) -> None:
     """Add ``forget`` to the ``inferwatch-server`` parser."""
     parser = subparsers.add_parser(
-        "forget", help="delete a user's prompt logs and blank their feedback text",
-        description="Deletes the prompt logs of every trace in which the user made an LLM call and blanks the "
-                    "comment and label of their feedback, in one project. Call metrics (tokens, latency, cost) "
-                    "are kept. Idempotent: running it again changes nothing.")
+        "forget", help="remove or blank everything stored about a user",
+        description="In one project: deletes the prompt logs of the user's traces, scrubs their spans and calls "
+                    "(names, status messages, free-text attributes, the user's hash), blanks their feedback text, "
+                    "moves their per-user cost to a random pseudonym and deletes budgets on them. Numbers "
+                    "(tokens, latency, cost) are kept. Prints what changed per table. Idempotent: running it "
+                    "again changes nothing.")
     parser.add_argument("--project", required=True, help="project id")
     parser.add_argument("--user-hash", required=True, help="the user's hash (hex), as the SDK sends it")
     parser.set_defaults(func=cmd_forget)
@@ -40,4 +42,6 @@ def cmd_forget(args: argparse.Namespace) -> int:
     print(f"project {result.project_id}, user {result.user_hash}: {result.calls_found} calls in "
           f"{result.traces} traces; deleted {result.prompt_logs_deleted} prompt logs, blanked "
           f"{result.feedback_blanked} feedback comments/labels")
+    for table, rows in result.changed.items():
+        print(f"  {table}: {rows} rows changed")
     return 0
