@@ -10,7 +10,7 @@ router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz", summary="Liveness: the process is up")
-def healthz() -> dict[str, str]:
+async def healthz() -> dict[str, str]:  # on the event loop: no thread hop, it answers whenever the loop does
     return {"status": "ok"}
 
 
@@ -93,8 +93,7 @@ def metrics(request: Request) -> str:
         f"inferwatch_insert_seconds_total {writer.insert_seconds_total:.6f}",
         "# TYPE inferwatch_last_batch_rows gauge",
         f"inferwatch_last_batch_rows {writer.last_batch_rows}",
-        "# TYPE inferwatch_inflight_request_bytes gauge",
-        f"inferwatch_inflight_request_bytes {state.inflight_bytes.used}",
+        *state.inflight.metric_lines(),  # the in-flight budget: bytes, waits and rejections by route
         "# TYPE inferwatch_write_queue_rows gauge",
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
         *state.writer.metric_lines(),  # the spool: spooled/replayed batches, bytes, oldest age
