@@ -17,8 +17,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from inferwatch_collector.inflight import InflightBudget, Overloaded, TooLarge, body_cost
+from inferwatch_server.app import create_app
 from tests.helpers import payloads
 from tests.helpers.collector_process import collector_process
+from tests.helpers.genai_logs import record_events
 from tests.helpers.hostile_bodies import ROUTES, Flood, Probe, hostile_body
 from tests.helpers.keys import Keys
 
@@ -122,6 +124,33 @@ def test_a_trailer_that_understates_the_size_is_still_bounded(client, keys):
     assert response.status_code == 200, response.text
     liar = gzip.compress(b" " * (17 * MIB)) + gzip.compress(b" ")
     assert _post(client, "/v1/traces", liar, keys.ingest).status_code == 413
+
+
+def test_every_body_route_decodes_in_worker_processes(app_settings, store, keys):
+    # What a route hands the pool and gets back must cross a process boundary (pickle), errors included.
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+
+    pooled = app_settings.model_copy(update={"ingest_workers": 1})
+    logs, _ = record_events(lambda emit: emit.event("gen_ai.user.message", {"content": "hello"}))
+    trace_id = "0af7651916cd43dd8448eb211c80319c"
+    with TestClient(create_app(pooled, store=store)) as client:
+        assert client.app.state.ingest_pool.workers == 1
+
+        def post(route: str, body: bytes, content_type: str = "application/x-protobuf"):
+            return client.post(route, content=gzip.compress(body), headers={
+                **Keys.header(keys.ingest), "Content-Type": content_type, "Content-Encoding": "gzip"})
+
+        traces = payloads.make_request(payloads.otel_genai_span()).SerializeToString()
+        assert post("/v1/traces", traces).status_code == 200
+        assert post("/v1/metrics", ExportMetricsServiceRequest().SerializeToString()).status_code == 200
+        assert post("/v1/logs", logs.SerializeToString()).status_code == 200
+        good = post("/api/v1/feedback", b'{"trace_id": "%s", "score": 1}' % trace_id.encode(), "application/json")
+        assert good.status_code == 202, good.text
+        bad = post("/api/v1/feedback", b'{"trace_id": "zz", "score": 1}', "application/json")
+        assert bad.status_code == 422 and "trace_id" in bad.text
+        assert post("/api/v1/feedback", b"{not json", "application/json").status_code == 400
+        assert client.app.state.inflight.used == 0
+    assert store.query("SELECT count() FROM prompt_logs").result_rows[0][0] == 1
 
 
 def test_budget_settings_are_validated():
