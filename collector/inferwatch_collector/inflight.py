@@ -14,6 +14,11 @@ then answered 429 (its project is over its share) or 503 (the collector is full)
 OTLP specification, the OpenTelemetry exporters and our SDK retry both. Waiters are woken least-holding project
 first, so a quiet project's request goes before a flooding one's.
 
+The compressed body is read before it reserves (at most ``max_body_bytes`` per request, and it must cross the
+network first); what the budget bounds is what bodies become. Decoding one body still needs several times its
+decompressed size while it runs (Python objects of a parsed JSON body); that happens one body at a time per ingest
+worker (:mod:`.ingest_pool`).
+
 Thread-safe: releases come from the writer's thread (a request's write committed) as well as from the event loop.
 """
 

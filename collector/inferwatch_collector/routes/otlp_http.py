@@ -41,8 +41,10 @@ EXPORT_RESPONSES = {
     400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
     403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
     415: {"description": "unsupported content type or encoding"},
-    429: {"description": "rate limit of the key exceeded; retry after Retry-After"},
-    503: {"description": "write queue full or database unavailable; retry after Retry-After"}}
+    429: {"description": "rate limit of the key, or the project's share of the in-flight budget, exceeded; "
+                         "retry after Retry-After"},
+    503: {"description": "in-flight budget or write queue full, or database unavailable; retry after "
+                         "Retry-After"}}
 
 #: ``ingest(app, future, body, content_type, encoding, project_id, admitted)``: process one request and resolve
 #: ``future`` with ``(rejected, errors)`` once its rows are committed (or with the exception); returns an answer to
