@@ -25,7 +25,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .auth import KEYS_UNAVAILABLE_RETRY_AFTER_S, AuthError, KeyStore
 from .ingest_dedup import RecentRequests
-from .ingest_pool import ByteBudget, IngestPool
+from .inflight import InflightBudget
+from .ingest_pool import IngestPool
 from .metrics import render as render_metrics
 from .metrics_listener import start_listener
 from .migrations import migrate, target_for
@@ -120,7 +121,9 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             app.state.recent_requests = RecentRequests(settings.dedup_window)
             app.state.ingest_stats = IngestStats()
             app.state.ingest_pool = pool
-            app.state.inflight_bytes = ByteBudget(settings.max_inflight_bytes)
+            app.state.inflight = InflightBudget(settings.max_inflight_bytes,
+                                                project_share=settings.inflight_project_share,
+                                                max_wait_s=settings.inflight_wait_s)
             app.state.ingest_limiter = RateLimiter(settings.ingest_rate_limit_per_key,
                                                    settings.ingest_rate_burst or None)
             app.state.keys.start_polling(settings.key_poll_s)

@@ -6,6 +6,12 @@ bytes, and every core works (``bench/ingest.py`` measures both). ``ingest_worker
 in-process on a single dedicated thread (never the shared thread pool, where many concurrent normalisations
 would fight the writer for the GIL).
 
+Every route that decodes a body runs its decoding here (:meth:`IngestPool.run`): with workers, a parser that holds
+the GIL for a whole large body (orjson, upb) holds another process's, so the event loop keeps answering.
+Jobs reach the executor through per-project lanes: at most one job per worker runs or is queued in the executor,
+and a free lane goes to the next project in turn, so a flooding project's queue never stands in front of
+another project's request.
+
 Workers are started with ``spawn``: forking a process that has the embedded ClickHouse engine open is unsafe.
 A worker that dies breaks the pool; the pool is rebuilt and the affected requests are answered 503 (retry).
 """
@@ -16,17 +22,35 @@ import asyncio
 import logging
 import multiprocessing
 import threading
+from collections import deque
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
+from typing import Callable, TypeVar
 
 from .ingest import IngestResult, process_request
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class PoolUnavailable(RuntimeError):
     """The worker pool broke while handling a request; the request should be retried."""
+
+
+#: How much less CPU priority a worker has than the collector process (``nice``): when cores are short, the process
+#: that answers HTTP (health checks, acknowledgements) and runs the writer is scheduled before a long decode.
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Worker initializer: run at :data:`WORKER_NICENESS` (best effort)."""
+    import os
+
+    try:
+        os.nice(WORKER_NICENESS)
+    except (OSError, AttributeError):
+        pass
 
 
 def _warm() -> int:
@@ -41,28 +65,54 @@ def _warm() -> int:
     return os.getpid()
 
 
-class ByteBudget:
-    """Admission control by request bytes: bounds the memory held by requests being processed or written.
+class FairLanes:
+    """``lanes`` slots handed out round-robin by project (event-loop only): a free slot goes to the next project
+    that waits, so every project waits for at most one job of each other project."""
 
-    Counting bytes rather than requests keeps the bound meaningful whatever the batch size of the clients. A
-    request larger than the whole budget is still admitted when nothing else is in flight.
-    """
+    def __init__(self, lanes: int) -> None:
+        self.free = lanes
+        self._queues: dict[str, deque[asyncio.Future]] = {}
+        self._turn: deque[str] = deque()
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.used = 0
-        self._lock = threading.Lock()
+    async def acquire(self, project: str) -> None:
+        if self.free > 0 and not self._turn:
+            self.free -= 1
+            return
+        future = asyncio.get_running_loop().create_future()
+        if project not in self._queues:
+            self._queues[project] = deque()
+            self._turn.append(project)
+        self._queues[project].append(future)
+        try:
+            await future
+        except BaseException:
+            if future.done() and not future.cancelled():
+                self.release()  # handed a slot while being cancelled: pass it on
+            else:
+                self._drop(project, future)
+            raise
 
-    def try_acquire(self, size: int) -> bool:
-        with self._lock:
-            if self.used and self.used + size > self.limit:
-                return False
-            self.used += size
-            return True
+    def release(self) -> None:
+        while self._turn:
+            project = self._turn.popleft()
+            queue = self._queues[project]
+            future = queue.popleft()
+            if queue:
+                self._turn.append(project)
+            else:
+                del self._queues[project]
+            if not future.done():
+                future.set_result(None)
+                return
+        self.free += 1
 
-    def release(self, size: int) -> None:
-        with self._lock:
-            self.used -= size
+    def _drop(self, project: str, future: asyncio.Future) -> None:
+        queue = self._queues.get(project)
+        if queue is not None and future in queue:
+            queue.remove(future)
+            if not queue:
+                del self._queues[project]
+                self._turn.remove(project)
 
 
 class IngestPool:
@@ -75,11 +125,13 @@ class IngestPool:
                          "retention_days": retention_days, "prices_file": prices_file, "hold_calls": hold_calls}
         self._lock = threading.Lock()
         self._executor = self._new_executor()
+        self._lanes = FairLanes(max(1, workers))
 
     def _new_executor(self) -> Executor:
         if self.workers <= 0:
             return ThreadPoolExecutor(1, thread_name_prefix="inferwatch-ingest")
-        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_lower_priority)
 
     def start(self, timeout: float = 60.0) -> None:
         """Start every worker now and wait until each has imported the pipeline."""
@@ -88,16 +140,30 @@ class IngestPool:
             for future in futures:
                 future.result(timeout)
 
-    async def process(self, body: bytes, content_type: str, content_encoding: str | None, project_id: str
-                      ) -> IngestResult:
-        """Decode, normalise and encode one request (raises ``OtlpDecodeError`` for unreadable bodies)."""
-        job = partial(process_request, body, content_type, content_encoding, project_id, **self._options)
-        executor = self._executor
+    async def process(self, body: bytes, content_type: str, content_encoding: str | None, project_id: str,
+                      max_bytes: int | None = None) -> IngestResult:
+        """Decode, normalise and encode one request (raises ``OtlpDecodeError`` for unreadable bodies), inflating
+        at most ``max_bytes`` (default: the pool's limit)."""
+        options = dict(self._options)
+        if max_bytes is not None:
+            options["max_bytes"] = min(max_bytes, options["max_bytes"])
+        return await self.run(project_id, partial(process_request, body, content_type, content_encoding,
+                                                  project_id, **options))
+
+    async def run(self, project_id: str, job: Callable[[], T]) -> T:
+        """``job()`` in the pool, in ``project_id``'s turn; ``job`` must pickle (a module-level function or a
+        ``partial`` of one) and raise only exceptions that pickle. Raises :class:`PoolUnavailable` when a worker
+        died."""
+        await self._lanes.acquire(project_id)
         try:
-            return await asyncio.wrap_future(executor.submit(job))
-        except BrokenProcessPool as exc:
-            self._replace(executor)
-            raise PoolUnavailable("an ingest worker died; retry the request") from exc
+            executor = self._executor
+            try:
+                return await asyncio.wrap_future(executor.submit(job))
+            except BrokenProcessPool as exc:
+                self._replace(executor)
+                raise PoolUnavailable("an ingest worker died; retry the request") from exc
+        finally:
+            self._lanes.release()
 
     def _replace(self, broken: Executor) -> None:
         with self._lock:

@@ -73,8 +73,7 @@ def render(state: Any) -> str:
         f"inferwatch_insert_seconds_total {writer.insert_seconds_total:.6f}",
         "# TYPE inferwatch_last_batch_rows gauge",
         f"inferwatch_last_batch_rows {writer.last_batch_rows}",
-        "# TYPE inferwatch_inflight_request_bytes gauge",
-        f"inferwatch_inflight_request_bytes {state.inflight_bytes.used}",
+        *state.inflight.metric_lines(),  # the in-flight budget: bytes, waits and rejections by route
         "# TYPE inferwatch_write_queue_rows gauge",
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
         *state.writer.metric_lines(),  # the spool: spooled/replayed batches, bytes, oldest age

@@ -34,6 +34,25 @@ def default_data_dir() -> Path:
 USER_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
 
+def default_inflight_bytes() -> int:
+    """1/16 of this machine's memory (or of the cgroup's limit when lower), between 64 MiB and 1 GiB: decoding
+    may need several times what the budget counts (Python objects of a parsed body), and the database and the
+    write queue need the rest."""
+    total = 0
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit.isdigit():
+            total = min(total, int(limit)) if total else int(limit)
+    except OSError:
+        pass
+    mib = 1024 * 1024
+    return max(64 * mib, min(1024 * mib, total // 16)) if total else 64 * mib
+
+
 class Settings(BaseSettings):
     """Settings of the collector, scheduler, dashboard and CLI."""
 
@@ -90,10 +109,27 @@ class Settings(BaseSettings):
         16 * 1024 * 1024, ge=1024, description="Largest accepted request body, after decompression (413 above)."
     )
     max_inflight_bytes: int = Field(
-        64 * 1024 * 1024,
+        default_factory=lambda: default_inflight_bytes(),
         ge=1024,
-        description="Request bytes being decoded or waiting to be written; beyond this ingest answers 503 "
-        "+ Retry-After (bounds memory whatever the number of clients).",
+        description="Request bytes, counted decompressed, being decoded or waiting to be written, for every "
+        "route that reads a body (traces, metrics, logs, feedback); a request that does not fit waits at most "
+        "inflight_wait_s, then gets 503 + Retry-After (bounds memory and queued work whatever the number of "
+        "clients). Default: 1/16 of the memory (cgroup limit if lower), between 64 MiB and 1 GiB.",
+    )
+    inflight_project_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description="Share of max_inflight_bytes one project may hold (a project holding nothing is always let "
+        "in), so one tenant's flood cannot starve another; beyond it its requests wait, then get 429 + "
+        "Retry-After. 1 = no per-project limit (one-project installations).",
+    )
+    inflight_wait_s: float = Field(
+        2.0,
+        ge=0,
+        le=5,
+        description="Seconds a request waits for room in the in-flight budget before 429/503 + Retry-After "
+        "(at most 5: exporters give up after 10 s).",
     )
     flush_rows: int = Field(10_000, ge=1, description="Writer flushes once this many rows are pending...")
     flush_interval_s: float = Field(1.0, gt=0, description="...or once the oldest pending row is this old.")

@@ -218,15 +218,19 @@ def test_worker_processes_give_the_same_rows_and_errors(app_settings, store, key
 
 
 def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, keys):
-    # The first request holds the whole byte budget while it waits for the (slow) flush.
-    tight = app_settings.model_copy(update={"max_inflight_bytes": 1024, "flush_interval_s": 3.0})
+    # The first request holds the whole byte budget while it waits for the (slow) flush; the second waits
+    # inflight_wait_s for room, then is shed.
+    tight = app_settings.model_copy(update={"max_inflight_bytes": 1024, "flush_interval_s": 3.0,
+                                            "inflight_wait_s": 0.2, "inflight_project_share": 1.0})
     with TestClient(create_app(tight, store=store)) as client:
-        budget = client.app.state.inflight_bytes
+        budget = client.app.state.inflight
         first, shed = post_while_first_is_held(client, keys.ingest, lambda: budget.used)
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
         assert first.status_code == 200
         assert budget.used == 0  # released once committed
-        assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in scrape(client)
+        metrics = scrape(client)
+        assert 'inferwatch_requests_rejected_total{reason="inflight_full"} 1' in metrics
+        assert 'inferwatch_inflight_rejections_total{route="traces",reason="budget_full"} 1' in metrics
     assert count(store) == 5
 
 

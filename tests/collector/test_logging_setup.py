@@ -41,7 +41,7 @@ def test_a_logged_ingest_error_holds_no_prompt_text_and_no_key(app_settings, sto
     span = payloads.otel_genai_span(**{"gen_ai.input.messages": PROMPT, "gen_ai.system_instructions": PROVIDER_KEY})
     body = payloads.make_request(span).SerializeToString()
 
-    async def exploding(raw, content_type, encoding, project_id):
+    async def exploding(raw, content_type, encoding, project_id, max_bytes=None):
         # a bug deep in normalisation whose message quotes the data it choked on, and the caller's key
         raise ValueError(f"cannot normalise {PROMPT!r} sent with {keys.ingest} / Bearer {keys.ingest} "
                          f"and {PROVIDER_KEY}")

@@ -21,6 +21,9 @@ Stored in ``feedback`` (ReplacingMergeTree keyed by ``(project_id, toDate(create
   and the answer lists its id under ``unmatched``. Re-sending it (same ``feedback_id``) once the span has
   arrived fills them in. The table has no ``response_id`` column, so an unmatched item given only by
   ``response_id`` is stored without any link to its call.
+* The body (gzip or none) is decompressed, parsed and validated in the ingest pool, never on the event loop, within
+  the in-flight budget (:mod:`..inflight`: its decompressed size, the project's share; 429/503 + ``Retry-After``
+  when there is no room).
 * ``name``, ``comment`` and ``label`` are redacted with :data:`inferwatch_collector.redaction.DEFAULT_REDACTOR`
   before storage (a name is free text too, and ``GET /api/v1/feedback`` shows it with ``read`` scope). Raw user
   ids are refused (``user_id`` → 422): send ``user_hash`` (an HMAC/SHA-256 hex digest).
@@ -33,8 +36,8 @@ import json
 import math
 import re
 import time
-import zlib
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from typing import Annotated, Any, Sequence
 
 import orjson
@@ -47,6 +50,9 @@ from starlette.concurrency import run_in_threadpool
 
 from ..auth import Principal, require
 from ..deps import ReadPrincipal, StoreDep, authenticate
+from ..inflight import Overloaded, TooLarge, body_cost, decode_within
+from ..ingest_pool import PoolUnavailable
+from ..otlp_decode import OtlpDecodeError, decompress
 from ..redaction import DEFAULT_REDACTOR
 from ..store import Store
 
@@ -182,6 +188,7 @@ def derive_feedback_id(item: FeedbackIn) -> str:
 
 # --- request parsing ------------------------------------------------------------------------------------------
 async def _read_body(request: Request, limit: int) -> bytes:
+    """The raw (maybe compressed) body; 413 as soon as it exceeds ``limit`` bytes."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise HTTPException(413, f"request body exceeds {limit} bytes")
@@ -192,19 +199,61 @@ async def _read_body(request: Request, limit: int) -> bytes:
         if size > limit:
             raise HTTPException(413, f"request body exceeds {limit} bytes")
         chunks.append(chunk)
-    body = b"".join(chunks)
-    encoding = (request.headers.get("content-encoding") or "identity").strip().lower()
-    if encoding == "gzip":
-        try:
-            inflater = zlib.decompressobj(wbits=31)
-            body = inflater.decompress(body, limit + 1)
-        except zlib.error as exc:
-            raise HTTPException(400, f"body is not valid gzip: {exc}") from exc
-        if len(body) > limit or inflater.unconsumed_tail:
-            raise HTTPException(413, f"request body exceeds {limit} bytes after decompression")
-    elif encoding != "identity":
-        raise HTTPException(415, f"unsupported Content-Encoding {encoding!r} (use gzip or none)")
-    return body
+    return b"".join(chunks)
+
+
+class BodyProblem(Exception):
+    """A feedback body that cannot be read: ``status`` and ``detail`` (a message, or the 422 error list).
+    Plain arguments, so it crosses from an ingest worker process intact."""
+
+    def __init__(self, status: int, detail: Any) -> None:
+        super().__init__(status, detail)
+        self.status = status
+        self.detail = detail
+
+
+def decode_feedback(body: bytes, content_encoding: str | None, max_bytes: int) -> list[FeedbackIn]:
+    """Decompress (gzip or none, inflating at most ``max_bytes``), parse and validate a feedback body; raises
+    :class:`BodyProblem`. Runs in the ingest pool: a large body never stops the event loop."""
+    try:
+        text = decompress(body, content_encoding, max_bytes)
+    except OtlpDecodeError as exc:
+        raise BodyProblem(exc.status, exc.message) from None
+    try:
+        payload = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise BodyProblem(400, f"body is not valid JSON: {exc}") from None
+    try:
+        return parse_items(payload)[0]
+    except RequestValidationError as exc:
+        raise BodyProblem(422, list(exc.errors())) from None
+
+
+async def _decode(request: Request, principal: Principal, body: bytes) -> list[FeedbackIn]:
+    """The items of ``body``, decoded in the ingest pool within the in-flight budget (the reservation is held
+    until the items are stored: the caller releases ``request.state.feedback_reservation``)."""
+    app = request.app
+    limit = app.state.settings.max_body_bytes
+    encoding = request.headers.get("content-encoding") or None
+    try:
+        charge, cap = body_cost(body, encoding, limit)
+    except TooLarge as exc:
+        raise HTTPException(413, exc.message) from None
+    try:
+        reservation = await app.state.inflight.reserve(principal.project_id, charge, "feedback")
+    except Overloaded as exc:
+        raise HTTPException(exc.status, exc.message, {"Retry-After": str(exc.retry_after_s)}) from None
+    request.state.feedback_reservation = reservation
+    pool = app.state.ingest_pool
+    try:
+        return await decode_within(reservation, cap, limit, lambda most: pool.run(
+            principal.project_id, partial(decode_feedback, body, encoding, most)))
+    except BodyProblem as exc:
+        if exc.status == 422:
+            raise RequestValidationError(exc.detail) from None
+        raise HTTPException(exc.status, exc.detail) from None
+    except (Overloaded, PoolUnavailable) as exc:
+        raise HTTPException(503, f"{exc}; retry later", {"Retry-After": "1"}) from None
 
 
 def _validation_error(errors: list[dict[str, Any]]) -> RequestValidationError:
@@ -351,7 +400,9 @@ _BODY_SCHEMA = {"oneOf": [_ITEM_SCHEMA, {"type": "array", "items": _ITEM_SCHEMA,
                400: {"description": "body is not JSON"}, 401: {"description": "missing/invalid key"},
                403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
                422: {"description": "invalid item; the message names each bad field"},
-               503: {"description": "database unavailable; retry after Retry-After"}},
+               429: {"description": "rate limit, or the project's share of the in-flight budget, exceeded; "
+                                    "retry after Retry-After"},
+               503: {"description": "collector overloaded or database unavailable; retry after Retry-After"}},
 )
 async def post_feedback(request: Request, principal: IngestPrincipal, store: StoreDep) -> JSONResponse:
     limiter = getattr(request.app.state, "ingest_limiter", None)  # the same per-key budget as span ingest
@@ -362,15 +413,20 @@ async def post_feedback(request: Request, principal: IngestPrincipal, store: Sto
                             headers={"Retry-After": str(max(1, math.ceil(wait)))})
     body = await _read_body(request, request.app.state.settings.max_body_bytes)
     try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        raise HTTPException(400, f"body is not valid JSON: {exc}") from exc
-    items, _ = parse_items(payload)
-    try:
+        items = await _decode(request, principal, body)
+        del body
         ids, unmatched = await run_in_threadpool(store_feedback, store, principal.project_id, items)
+    except HTTPException:
+        raise
+    except RequestValidationError:
+        raise
     except Exception as exc:  # the database failed: the client may retry (ids are idempotent)
         return JSONResponse({"error": f"could not store feedback ({type(exc).__name__}); retry later"},
                             status_code=503, headers={"Retry-After": "5"})
+    finally:
+        reservation = getattr(request.state, "feedback_reservation", None)
+        if reservation is not None:
+            reservation.release()
     return JSONResponse({"accepted": len(items), "feedback_ids": ids, "unmatched": unmatched}, status_code=202)
 
 

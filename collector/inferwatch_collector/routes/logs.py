@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
-from starlette.concurrency import run_in_threadpool
 
-from ..native import encode_rows
+from ..inflight import Overloaded, Reservation, decode_within
+from ..ingest_pool import PoolUnavailable
+from ..native import EncodedRows, encode_rows
 from ..normalize.logs import NormalizedLogs, normalize_logs
 from ..otlp_decode import OtlpDecodeError, decode_logs
+from ..writer import QueueFull
 from .otlp_http import EXPORT_RESPONSES, answer, export, shed_when_queue_full, shown_errors, write_then_resolve
 
 log = logging.getLogger(__name__)
@@ -45,22 +48,35 @@ async def export_logs(request: Request) -> Response:
     return await export(request, kind="logs", ingest=_ingest, success=_success)
 
 
-def _process(body: bytes, content_type: str, encoding: str, project_id: str, settings: Any) -> NormalizedLogs:
-    message = decode_logs(body, content_type, encoding or None, settings.max_body_bytes)
-    return normalize_logs(message, project_id, content_capture=settings.content_capture,
-                          retention_days=settings.prompt_retention_days)
+def process_logs(body: bytes, content_type: str, encoding: str, project_id: str, max_bytes: int, *,
+                 content_capture: str, retention_days: int) -> tuple[NormalizedLogs, dict[str, EncodedRows]]:
+    """Decode, normalise and encode one logs request (runs in the ingest pool); the rows come back encoded."""
+    message = decode_logs(body, content_type, encoding or None, max_bytes)
+    result = normalize_logs(message, project_id, content_capture=content_capture, retention_days=retention_days)
+    tables = {"prompt_logs": encode_rows("prompt_logs", result.prompt_logs)} if result.prompt_logs else {}
+    result.prompt_logs = []  # encoded above: not pickled back twice
+    return result, tables
 
 
-async def _ingest(app: Any, future: Future, body: bytes, content_type: str, encoding: str, project_id: str
-                  ) -> Response | None:
+async def _ingest(app: Any, future: Future, body: bytes, content_type: str, encoding: str, project_id: str,
+                  admitted: tuple[Reservation, int]) -> Response | None:
     """Decode, normalise and queue one request, resolving ``future`` with ``(rejected, errors)`` once committed;
     an error answer for load shedding, every other failure set on ``future``."""
     stats = app.state.ingest_stats
     shed = shed_when_queue_full(app, future, content_type)
     if shed is not None:
         return shed
+    reservation, cap = admitted
+    settings, pool = app.state.settings, app.state.ingest_pool
     try:
-        result = await run_in_threadpool(_process, body, content_type, encoding, project_id, app.state.settings)
+        result, tables = await decode_within(reservation, cap, settings.max_body_bytes, lambda most: pool.run(
+            project_id, partial(process_logs, body, content_type, encoding, project_id, most,
+                                content_capture=settings.content_capture,
+                                retention_days=settings.prompt_retention_days)))
+    except (Overloaded, PoolUnavailable) as exc:
+        stats.rejected_requests["inflight_full" if isinstance(exc, Overloaded) else "worker_failed"] += 1
+        future.set_exception(QueueFull(retry_after_s=1.0) if isinstance(exc, Overloaded) else exc)
+        return None
     except OtlpDecodeError as exc:
         stats.rejected_requests[str(exc.status)] += 1
         future.set_exception(exc)
@@ -71,7 +87,7 @@ async def _ingest(app: Any, future: Future, body: bytes, content_type: str, enco
         future.set_exception(exc)
         return None
     _patch_finish_reasons(app, project_id, result.finish_reasons)
-    tables = {"prompt_logs": encode_rows("prompt_logs", result.prompt_logs)} if result.prompt_logs else {}
+    reservation.resize(len(body) + sum(len(part.data) for part in tables.values()))  # what now waits
 
     def committed() -> tuple[int, list[str]]:
         stats.log_records_received += result.received

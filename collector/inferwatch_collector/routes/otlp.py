@@ -19,17 +19,19 @@ from __future__ import annotations
 
 import logging
 from concurrent.futures import Future
+from functools import partial
 
 from fastapi import APIRouter, Request, Response
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
-from starlette.concurrency import run_in_threadpool
 
+from ..inflight import Overloaded, Reservation, decode_within
 from ..ingest_pool import PoolUnavailable
 from ..otlp_decode import OtlpDecodeError, count_data_points, decode_metrics
+from ..writer import QueueFull
 from .otlp_http import (
-    EXPORT_RESPONSES, answer, export, ingest_principal, otlp_error, read_body, shed_when_queue_full, shown_errors,
-    write_then_resolve,
+    EXPORT_RESPONSES, admit, answer, export, ingest_principal, otlp_error, read_body, shed_when_queue_full,
+    shown_errors, write_then_resolve,
 )  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -56,32 +58,48 @@ async def export_traces(request: Request) -> Response:
     return await export(request, kind="traces", ingest=_ingest, success=_success)
 
 
+def metric_points(body: bytes, content_type: str, content_encoding: str | None, max_bytes: int) -> int:
+    """Decode a metrics request and count its data points (runs in the ingest pool: the message stays there)."""
+    return count_data_points(decode_metrics(body, content_type, content_encoding, max_bytes))
+
+
 @router.post(
     "/v1/metrics",
     summary="OTLP/HTTP metrics export: validated and counted, not stored (the spans carry the same figures)",
-    responses={code: text for code, text in EXPORT_RESPONSES.items() if code != 503},
+    responses=EXPORT_RESPONSES,
 )
 async def export_metrics(request: Request) -> Response:
     app = request.app
     content_type = request.headers.get("content-type", "")
+    encoding = request.headers.get("content-encoding") or None
     principal = await ingest_principal(request)
     if isinstance(principal, Response):
         return principal
     limit = app.state.settings.max_body_bytes
     body = await read_body(request, limit)
     if body is None:
+        app.state.ingest_stats.rejected_requests["too_large"] += 1
         return otlp_error(413, f"request body exceeds {limit} bytes", content_type)
+    admitted = await admit(app, principal.project_id, body, encoding or "", content_type, "metrics")
+    if isinstance(admitted, Response):
+        return admitted
+    reservation, cap = admitted
+    pool, project = app.state.ingest_pool, principal.project_id
     try:
-        message = await run_in_threadpool(decode_metrics, body, content_type,
-                                          request.headers.get("content-encoding") or None, limit)
+        points = await decode_within(reservation, cap, limit, lambda most: pool.run(
+            project, partial(metric_points, body, content_type, encoding, most)))
     except OtlpDecodeError as exc:
         return otlp_error(exc.status, exc.message, content_type)
-    app.state.ingest_stats.metric_points_received += count_data_points(message)
+    except (Overloaded, PoolUnavailable) as exc:
+        return otlp_error(503, f"{exc}", content_type, {"Retry-After": "1"})
+    finally:
+        reservation.release()
+    app.state.ingest_stats.metric_points_received += points
     return answer(ExportMetricsServiceResponse(), content_type)
 
 
-async def _ingest(app, future: Future, body: bytes, content_type: str, encoding: str, project_id: str
-                  ) -> Response | None:
+async def _ingest(app, future: Future, body: bytes, content_type: str, encoding: str, project_id: str,
+                  admitted: tuple[Reservation, int]) -> Response | None:
     """Process and queue one request, resolving ``future`` with ``(rejected, errors)`` once committed.
 
     Returns an error response for failures that need no waiting (load shedding); every other failure is set
@@ -91,8 +109,15 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
     shed = shed_when_queue_full(app, future, content_type)
     if shed is not None:
         return shed
+    reservation, cap = admitted
+    pool = app.state.ingest_pool
     try:
-        result = await app.state.ingest_pool.process(body, content_type, encoding or None, project_id)
+        result = await decode_within(reservation, cap, app.state.settings.max_body_bytes, lambda most: pool.process(
+            body, content_type, encoding or None, project_id, most))
+    except Overloaded as exc:
+        stats.rejected_requests["inflight_full"] += 1
+        future.set_exception(QueueFull(retry_after_s=exc.retry_after_s))
+        return None
     except OtlpDecodeError as exc:
         stats.rejected_requests[str(exc.status)] += 1
         future.set_exception(exc)
@@ -107,6 +132,7 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
         future.set_exception(exc)
         return None
     stats.spans_rejected += result.rejected
+    reservation.resize(len(body) + sum(len(part.data) for part in result.tables.values()))  # what now waits
 
     def committed() -> tuple[int, list[str]]:
         stats.spans_accepted += result.accepted

@@ -3,8 +3,10 @@ shedding, and answers in the request's encoding.
 
 :func:`export` runs the common flow; a route supplies how its body becomes rows (``ingest``) and its success
 answer (``success``). Flow: authenticate (``ingest`` scope, Bearer or Basic; 429 over the key's rate) → size check
-→ a retried request waits for its first write → shed early when the in-flight bytes or the write queue are full →
-``ingest`` (decode, normalise, hand rows to the group-commit writer) → answer once committed. Errors are
+→ a retried request waits for its first write → reserve the body's decompressed size in the in-flight budget
+(:mod:`..inflight`: a bounded wait, then 429/503; the project's share) → shed early when the write queue is full →
+``ingest`` (decode, normalise in the ingest pool, hand rows to the group-commit writer) → answer once committed;
+the reservation is released with the write. Errors are
 ``google.rpc.Status`` in the request's encoding; 503 + ``Retry-After`` when the collector is overloaded or the
 database failing (exporters retry those); never a 500 (exporters would retry it forever).
 """
@@ -23,9 +25,10 @@ from google.rpc import status_pb2
 from starlette.concurrency import run_in_threadpool
 
 from ..auth import KEYS_UNAVAILABLE_RETRY_AFTER_S, AuthError, parse_authorization, require
+from ..inflight import Overloaded, Reservation, TooLarge, body_cost
 from ..ingest_dedup import request_digest
 from ..ingest_pool import PoolUnavailable
-from ..otlp_decode import OtlpDecodeError
+from ..otlp_decode import OtlpDecodeError, PayloadTooLarge
 from ..ratelimit import retry_after_header
 from ..writer import QueueFull, WriteFailed
 
@@ -38,13 +41,16 @@ EXPORT_RESPONSES = {
     400: {"description": "malformed body"}, 401: {"description": "missing/invalid key"},
     403: {"description": "key lacks ingest scope"}, 413: {"description": "body too large"},
     415: {"description": "unsupported content type or encoding"},
-    429: {"description": "rate limit of the key exceeded; retry after Retry-After"},
-    503: {"description": "write queue full or database unavailable; retry after Retry-After"}}
+    429: {"description": "rate limit of the key, or the project's share of the in-flight budget, exceeded; "
+                         "retry after Retry-After"},
+    503: {"description": "in-flight budget or write queue full, or database unavailable; retry after "
+                         "Retry-After"}}
 
-#: ``ingest(app, future, body, content_type, encoding, project_id)``: process one request and resolve ``future``
-#: with ``(rejected, errors)`` once its rows are committed (or with the exception); returns an answer to send at
-#: once (load shedding) or None.
-Ingest = Callable[[Any, Future, bytes, str, str, str], Awaitable["Response | None"]]
+#: ``ingest(app, future, body, content_type, encoding, project_id, admitted)``: process one request and resolve
+#: ``future`` with ``(rejected, errors)`` once its rows are committed (or with the exception); returns an answer to
+#: send at once (load shedding) or None. ``admitted`` is the request's budget reservation and decode cap
+#: (:func:`..inflight.decode_within`); it is released when ``future`` resolves.
+Ingest = Callable[[Any, Future, bytes, str, str, str, "tuple[Reservation, int]"], Awaitable["Response | None"]]
 
 
 def is_json(content_type: str) -> bool:
@@ -107,6 +113,24 @@ async def ingest_principal(request: Request):
     return principal
 
 
+async def admit(app: Any, project_id: str, body: bytes, encoding: str, content_type: str, route: str
+                ) -> tuple[Reservation, int] | Response:
+    """Reserve ``body``'s decompressed size for ``project_id`` in the in-flight budget: ``(reservation, decode
+    cap)``, or the answer to send (413 when its gzip trailer is over the limit; 429/503 + Retry-After when
+    the budget has no room within its wait)."""
+    stats = app.state.ingest_stats
+    try:
+        charge, cap = body_cost(body, encoding, app.state.settings.max_body_bytes)
+    except TooLarge as exc:
+        stats.rejected_requests["too_large"] += 1
+        return otlp_error(413, exc.message, content_type)
+    try:
+        return await app.state.inflight.reserve(project_id, charge, route), cap
+    except Overloaded as exc:
+        stats.rejected_requests["inflight_full" if exc.status == 503 else "project_share"] += 1
+        return otlp_error(exc.status, exc.message, content_type, {"Retry-After": str(exc.retry_after_s)})
+
+
 def shed_when_queue_full(app: Any, future: Future, content_type: str) -> Response | None:
     """The 503 to send before paying for decoding when the writer's queue is full (``future`` fails with it)."""
     writer = app.state.writer
@@ -166,14 +190,15 @@ async def export(request: Request, *, kind: str, ingest: Ingest,
                             encoding, body)
     future, owner = app.state.recent_requests.begin(digest)
     if owner:
-        budget = app.state.inflight_bytes
-        if not budget.try_acquire(len(body)):
-            stats.rejected_requests["inflight_full"] += 1
-            future.set_exception(QueueFull(retry_after_s=1.0))
-            return otlp_error(503, "collector is overloaded; retry later", content_type, {"Retry-After": "1"})
-        size = len(body)  # the callback must not hold the body: the future outlives the request
-        future.add_done_callback(lambda _: budget.release(size))  # committed, failed or shed
-        failure = await ingest(app, future, body, content_type, encoding, principal.project_id)
+        admitted = await admit(app, principal.project_id, body, encoding, content_type, kind)
+        if isinstance(admitted, Response):  # a concurrent duplicate gets the same answer; a later retry tries again
+            future.set_exception(PayloadTooLarge("decompressed request body exceeds the limit of "
+                                                 f"{settings.max_body_bytes} bytes") if admitted.status_code == 413
+                                 else QueueFull(retry_after_s=float(admitted.headers.get("Retry-After", 1))))
+            return admitted
+        reservation = admitted[0]  # the callback must not hold the body: the future outlives the request
+        future.add_done_callback(lambda _: reservation.release())  # committed, failed or shed
+        failure = await ingest(app, future, body, content_type, encoding, principal.project_id, admitted)
         if failure is not None:
             return failure
     else:  # a retry of a request we already have: wait for that write, write nothing again
@@ -188,6 +213,8 @@ async def export(request: Request, *, kind: str, ingest: Ingest,
         return otlp_error(503, f"{exc}; retry later", content_type, {"Retry-After": "5"})
     except OtlpDecodeError as exc:
         return otlp_error(exc.status, exc.message, content_type)
+    except Overloaded as exc:
+        return otlp_error(exc.status, exc.message, content_type, {"Retry-After": str(exc.retry_after_s)})
     except Exception as exc:  # a bug of ours: say so without a 500 (exporters would retry it forever)
         return otlp_error(400, f"the collector could not process this request ({type(exc).__name__})",
                           content_type)
