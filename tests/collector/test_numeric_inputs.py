@@ -89,8 +89,12 @@ def test_every_input_takes_the_sharpest_numbers_without_a_500(
 def test_no_number_in_any_query_parameter_or_body_field_is_a_500(
         client: TestClient, every_scope: str, walk: tuple[dict[str, Any], list[Target]], data: st.DataObject
 ) -> None:
+    """Any number (all the extremes, any float or integer) in a random input. It explores past the sweep's six
+    numbers; a regression of one known input is the sweep's to catch (800 draws over ~300 inputs miss some)."""
     spec, found = walk
-    target = data.draw(st.sampled_from(found), label="target")
+    routes = sorted({t.route.key for t in found})  # a route first: one with many inputs gets no more turns
+    route = data.draw(st.sampled_from(routes), label="route")
+    target = data.draw(st.sampled_from([t for t in found if t.route.key == route]), label="target")
     number = data.draw(query_numbers() if target.where == "query" else json_numbers(), label="number")
     assert _refusal(send(client, every_scope, spec, target, number), target, number) is None
 
