@@ -241,6 +241,7 @@ def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, en
     "secret_key = 3f786850e387550fdab836ed7e6dc881de23001bx",  # 41 characters
     "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
     "-----BEGIN CERTIFICATE-----",
+    "-----BEGIN RSA PRIVATE KEY----- is how such a file starts",  # a BEGIN line alone holds no key
     "http://localhost:8080/health, redis://cache:6379/0, ssh://git@host:22",  # ports, a user without password
     "pk-lf-0f1e2d3c4b5a",  # the public half of a Langfuse-style pair is the key id
     "iwk_ is the prefix of inferwatch keys; sk-lf- the Langfuse spelling",

@@ -56,12 +56,13 @@ class SecretRecognizer:
 
 _KEYCH = r"[A-Za-z0-9_-]"
 _AWS_SECRET = r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"
-# a PEM/PGP private key, BEGIN to END (its newlines, or escaped "\\n"s, inside); with no END line (cut off): the
-# lines after BEGIN that are base64 of 16+ characters or the headers of encrypted and PGP keys
+# a PEM/PGP private key, BEGIN to END (its newlines, or escaped "\\n"s, inside; the search for END stops at the
+# next BEGIN, so many BEGINs cost linear time); with no END line (cut off): the lines after BEGIN that are base64
+# of 16+ characters or the headers of encrypted and PGP keys
 _PEM_LABEL = r"[A-Z0-9 ]{0,24}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_BREAK = r"(?:\s|\\[nrt])+"
-_PEM = (rf"-----BEGIN {_PEM_LABEL}(?:[\s\S]{{0,16384}}?-----END {_PEM_LABEL}|(?:{_PEM_BREAK}"
-        rf"(?:[A-Za-z0-9+/=]{{16,}}|(?:Proc-Type|DEK-Info|Version|Comment|Hash): [^\r\n\\\"]{{1,256}}))*)")
+_PEM = (rf"-----BEGIN {_PEM_LABEL}(?:(?:(?!-----(?:BEGIN|END) )[\s\S]){{0,16384}}-----END {_PEM_LABEL}|(?:{_PEM_BREAK}"
+        rf"(?:[A-Za-z0-9+/=]{{16,}}|(?:Proc-Type|DEK-Info|Version|Comment|Hash): [^\r\n\\\"]{{1,256}}))+)")
 # the password of a URI's user info (scheme://user:password@host): up to the last '@' before the host (a
 # password written with a raw '@'); '/', '?', '#' and whitespace end the authority
 _URI_USER = r"[^\s/?#@:\"'<>]{0,256}"
