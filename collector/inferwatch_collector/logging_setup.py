@@ -5,7 +5,11 @@ read by more people and kept longer than ``prompt_logs``, so prompts, completion
 Our own log calls only ever pass counts, names and exception *types*; this module makes that hold for anything
 else that logs too:
 
-- secrets are scrubbed from every message (inferwatch keys, ``Bearer`` tokens, provider keys, passwords in URLs);
+- secrets are scrubbed from every message: first by the secret kinds of the shared redactor
+  (:data:`inferwatch.redaction.SECRET_ENTITIES`: AWS keys, private-key blocks, JWTs, provider keys ...), so a
+  kind the redactor learns is kept out of the logs too, then by the patterns here, which write shorter forms for
+  inferwatch keys, ``Bearer``/``Basic`` credentials, passwords in URLs and after ``password=`` (and keep what
+  follows them: ``password=<redacted>&user=x``);
 - in JSON an exception is logged as its type and its stack (file, line, function), without its message (which can
   quote the data that failed: an attribute value, a prompt), except for I/O and database-driver errors, whose
   messages say what is wrong with the connection and are kept, scrubbed and cut to 500 characters;
@@ -22,6 +26,8 @@ import traceback
 from datetime import datetime, timezone
 from typing import IO, Any, Literal
 
+from inferwatch.redaction import DEFAULT_REDACTOR, SECRET_ENTITIES
+
 _SECRETS = [
     (re.compile(r"iwk_[A-Za-z0-9]{6,}_[A-Za-z0-9_\-]{10,}"), "iwk_<redacted>"),
     (re.compile(r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{8,}"), r"\1 <redacted>"),
@@ -30,6 +36,8 @@ _SECRETS = [
     (re.compile(r"(://[^/\s:@]+):[^@\s/]+@"), r"\1:<redacted>@"),
     (re.compile(r"(?i)((?:password|passwd|secret|api[_-]?key|token)\s*[=:]\s*)[^\s,;&\"']+"), r"\1<redacted>"),
 ]
+# the patterns above write their own forms for these
+_REDACTOR_SECRETS = SECRET_ENTITIES - {"PASSWORD", "BEARER_TOKEN", "INFERWATCH_API_KEY"}
 _MAX_MESSAGE = 2000
 _MAX_EXC_MESSAGE = 500
 _MAX_EXTRA = 200
@@ -39,7 +47,8 @@ _KEEP_EXC_MESSAGE_MODULES = ("clickhouse_connect", "chdb", "urllib3", "httpx", "
 
 
 def scrub(text: str) -> str:
-    """``text`` with every secret pattern replaced."""
+    """``text`` with the shared redactor's secret kinds and every secret pattern replaced."""
+    text = DEFAULT_REDACTOR.redact(text, entities=_REDACTOR_SECRETS).text
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
     return text

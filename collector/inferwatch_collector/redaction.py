@@ -18,8 +18,9 @@ IP_ADDRESS          IPv4 (+CIDR) and IPv6 addresses
 IBAN_CODE           IBANs with a valid mod-97 checksum and country format
 URL                 URLs with or without scheme
 CRYPTO              bitcoin addresses (base58check, bech32)
-OPENAI_API_KEY …    secrets: OpenAI, Anthropic, AWS access key id and secret key, GitHub, Slack, Google, Stripe,
-PASSWORD            Hugging Face tokens, JWTs, ``Bearer`` credentials, ``password=``/``pwd:`` values
+OPENAI_API_KEY …    secrets: OpenAI, Anthropic, inferwatch (``iwk_…``, ``sk-lf-…``), AWS access key id and secret key,
+PASSWORD            private-key blocks, GitHub, Slack, Google, Stripe, Hugging Face tokens, JWTs, ``Bearer``
+                    credentials, ``password=``/``pwd:`` values, passwords in URIs (``postgres://user:<PASSWORD>@…``)
 ==================  =============================================================================================
 
 (The complete list with scores is in :mod:`inferwatch.redaction`.) Each finding becomes ``<ENTITY>``, the text

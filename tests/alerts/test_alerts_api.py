@@ -101,6 +101,8 @@ def test_history_filters_and_isolation(api: TestClient, keys: Keys, incidents: N
     bad = api.get("/api/v1/alerts/history", headers=Keys.header(keys.read),
                   params={"start": T.isoformat(), "end": (T - MIN).isoformat()})
     assert bad.status_code == 400
+    epoch = api.get("/api/v1/alerts/history", headers=Keys.header(keys.read), params={"start": "0"})  # 1970
+    assert epoch.status_code == 400 and epoch.json()["error"].startswith("start:")
 
 
 def test_silences_need_admin_and_stay_in_their_project(api: TestClient, keys: Keys) -> None:

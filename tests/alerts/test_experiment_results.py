@@ -330,6 +330,7 @@ def test_registry_validation_names_the_field() -> None:
     cases = [({"variants": {"A": 1}}, "variants"), ({"control": "C"}, "control"),
              ({"primary_metric": "calls_per_user"}, "primary_metric"), ({"guardrails": ["nope"]}, "guardrails"),
              ({"variants": {"A": 1, "B": -1}}, "variants"), ({"planned_users": -5}, "planned_users"),
+             ({"planned_users": 10**13}, "planned_users"), ({"variants": {"A": 1e308, "B": 1e308}}, "variants"),
              ({"mde": 0}, "mde"), ({"alpha": 0.5}, "alpha"), ({"name": "a\nb"}, "name"),
              ({"start": DAY0, "end": DAY0}, "end"), ({"variants": {"A": 1, "B": 0}}, "variants")]
     for change, field in cases:

@@ -107,6 +107,11 @@ def test_scopes_projects_and_validation(client: TestClient, keys: dict[str, str]
     one_variant = client.post("/api/v1/experiments", json=BODY | {"name": "y", "variants": [BODY["variants"][0]]},
                               headers=auth(keys["admin"]))
     assert one_variant.status_code == 422
+    # numbers beyond what is stored or normalised: a 422 naming the field (planned_users was a 500)
+    for field, change in (("planned_users", {"planned_users": 2**64}),
+                          ("variants", {"variants": [{"name": "a", "weight": 1e308}, {"name": "b", "weight": 1e308}]})):
+        too_big = client.post("/api/v1/experiments", json=BODY | {"name": "z"} | change, headers=auth(keys["admin"]))
+        assert too_big.status_code == 422 and field in too_big.json()["error"], too_big.text
 
 
 def test_cli_create_list_report(settings: Settings, capsys: pytest.CaptureFixture[str]) -> None:

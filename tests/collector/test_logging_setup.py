@@ -90,6 +90,14 @@ def sys_exc_info():
     ("key=iwk_0123456789ab_ABCDEFGHIJKLMNOPQRSTUVWXYZ", "key=iwk_<redacted>"),
     ("password=s3cret&user=x", "password=<redacted>&user=x"),
     ("plain text stays", "plain text stays"),
+    # the shared redactor's other secret kinds
+    ("creds AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+     "creds <AWS_ACCESS_KEY_ID>,<AWS_SECRET_KEY>"),
+    ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key=<AWS_SECRET_KEY>"),
+    ("bad key -----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY----- x",
+     "bad key <PRIVATE_KEY> x"),
+    ("cannot reach postgres://app:pa55w0rd@db/app", "cannot reach postgres://app:<redacted>@db/app"),
+    ("langfuse sk-lf-Q2hvb3NlIGEgc2VjcmV0IGtleSB0aGF0", "langfuse sk-<redacted>"),
 ])
 def test_scrub(raw, expected):
     assert scrub(raw) == expected

@@ -6,9 +6,6 @@ import time
 from datetime import datetime, timedelta, timezone
 
 import pytest
-from hypothesis import HealthCheck, given
-from hypothesis import settings as hypothesis_settings
-from hypothesis import strategies as st
 
 from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.rows import LLM_CALL_COLUMNS
@@ -117,15 +114,6 @@ def test_bad_input_names_the_field(client, keys, params, status, field):
     response = get(client, keys.read, **params)
     assert response.status_code == status
     assert field in response.json()["error"]
-
-
-@hypothesis_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(field=st.sampled_from(["gpu_mem_gib", "gpu_hour_usd", "replica_tps", "seq_tps", "qps", "mean_qps", "tokens",
-                              "api_usd_per_1m", "headroom", "overhead", "kv_reserve"]),
-       value=st.one_of(st.floats(allow_nan=False), st.sampled_from([1e300, -1e300, 1e-300, 0.0, 2.0**63])))
-def test_no_number_makes_the_plan_a_500(client, keys, field, value):
-    response = get(client, keys.read, **{**BRIEF, field: value})
-    assert response.status_code in (200, 422), (field, value, response.text)
 
 
 def test_needs_a_read_key(client, keys):

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import inferwatch.redaction as shared
+from inferwatch_collector.auth import langfuse_pair, new_key
 from inferwatch_collector import redaction
 from inferwatch_collector.normalize import normalize
 from inferwatch_collector.otlp_decode import to_fast
@@ -82,6 +83,29 @@ def test_the_normaliser_stores_content_redacted_by_the_shared_redactor(fast: boo
         assert PLACEHOLDERS[entity] in log.prompt, entity
     assert log.completion == "Noted: IBAN <IBAN_CODE>."
     assert batch.redactions == {**{entity: 1 for entity in SHARED_ONLY}, "IBAN_CODE": 2, "EMAIL_ADDRESS": 1}
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_the_normaliser_stores_no_collector_key_private_key_aws_secret_or_uri_password(fast: bool) -> None:
+    """The secrets a collector's own users paste most: its keys (``keys create``, and the pair for Langfuse
+    clients), a private key, an AWS key pair, a database URL. Keys made by the collector's own key code."""
+    _, key = new_key()
+    public, secret = langfuse_pair(key)
+    aws_secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    pem = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAA\n" \
+          "-----END OPENSSH PRIVATE KEY-----"
+    prompt = (f"Why does INFERWATCH_API_KEY={key} fail, and LANGFUSE_PUBLIC_KEY={public} "
+              f"LANGFUSE_SECRET_KEY={secret}? My key:\n{pem}\nAWS: AKIAIOSFODNN7EXAMPLE {aws_secret}, "
+              "DATABASE_URL=postgres://app:pa55w0rd@db:5432/app")
+    request = P.make_request(_content_span(prompt))
+    batch = normalize(to_fast(request) if fast else request, "p1")
+    (log,) = batch.prompt_logs
+    for value in (key, secret, secret.removeprefix("sk-lf-"), "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU", aws_secret,
+                  "pa55w0rd"):
+        assert value not in log.prompt, value
+    assert public in log.prompt and "postgres://app:<PASSWORD>@db:5432/app" in log.prompt  # the key id stays
+    assert {e: batch.redactions.get(e) for e in ("INFERWATCH_API_KEY", "PRIVATE_KEY", "AWS_SECRET_KEY", "PASSWORD")
+            } == {"INFERWATCH_API_KEY": 2, "PRIVATE_KEY": 1, "AWS_SECRET_KEY": 1, "PASSWORD": 1}
 
 
 @pytest.mark.parametrize("fast", [True, False])

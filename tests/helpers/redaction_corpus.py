@@ -241,38 +241,78 @@ class _Gen:
         payload = self.r.randbytes(20)
         return self.pick([btc_p2pkh(payload), btc_p2pkh(payload, 5), btc_bech32(payload)])
 
-    def secret(self) -> tuple[str, str, str]:
-        """(entity, text before, value)."""
-        kind = self.r.randrange(12)
+    def secret(self) -> tuple[str, str, str, str]:
+        """(entity, text before, value, text after)."""
+        kind = self.r.randrange(20)
+        if kind >= 12:
+            return self._newer_secret(kind)
         if kind == 0:
-            return "OPENAI_API_KEY", "OPENAI_API_KEY=", "sk-proj-" + self.chars(_KEY, 48)
+            return "OPENAI_API_KEY", "OPENAI_API_KEY=", "sk-proj-" + self.chars(_KEY, 48), ""
         if kind == 1:
-            return "OPENAI_API_KEY", "my key is ", "sk-" + self.chars(_ALNUM, 48)
+            return "OPENAI_API_KEY", "my key is ", "sk-" + self.chars(_ALNUM, 48), ""
         if kind == 2:
-            return "ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY: ", "sk-ant-api03-" + self.chars(_KEY, 80)
+            return "ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY: ", "sk-ant-api03-" + self.chars(_KEY, 80), ""
         if kind == 3:
             return ("AWS_ACCESS_KEY_ID", "aws_access_key_id = ",
-                    self.pick(["AKIA", "ASIA"]) + self.chars(string.ascii_uppercase + "234567", 16))
+                    self.pick(["AKIA", "ASIA"]) + self.chars(string.ascii_uppercase + "234567", 16), "")
         if kind == 4:
-            return "AWS_SECRET_KEY", "aws_secret_access_key = ", self.chars(_ALNUM + "/+", 40)
+            return "AWS_SECRET_KEY", "aws_secret_access_key = ", self.chars(_ALNUM + "/+", 40), ""
         if kind == 5:
-            return "GITHUB_TOKEN", "git clone https://", "ghp_" + self.chars(_ALNUM, 36)
+            return "GITHUB_TOKEN", "git clone https://", "ghp_" + self.chars(_ALNUM, 36), ""
         if kind == 6:
-            return "GITHUB_TOKEN", "GH_TOKEN=", "github_pat_" + self.chars(_ALNUM + "_", 60)
+            return "GITHUB_TOKEN", "GH_TOKEN=", "github_pat_" + self.chars(_ALNUM + "_", 60), ""
         if kind == 7:
             header = _b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
             payload = _b64url(json.dumps({"sub": self.digits(8), "name": self.pick(_FIRST),
                                           "iat": 1700000000 + self.r.randint(0, 10**7)}).encode())
-            return "JWT", "session=", f"{header}.{payload}.{_b64url(self.r.randbytes(32))}"
+            return "JWT", "session=", f"{header}.{payload}.{_b64url(self.r.randbytes(32))}", ""
         if kind == 8:
-            return "BEARER_TOKEN", "Authorization: Bearer ", self.chars(_ALNUM + "._-", 40) + self.chars(_ALNUM, 1)
+            return ("BEARER_TOKEN", "Authorization: Bearer ", self.chars(_ALNUM + "._-", 40) + self.chars(_ALNUM, 1),
+                    "")
         if kind == 9:
             token = f"xoxb-{self.digits(12)}-{self.digits(13)}-{self.chars(_ALNUM, 24)}"
-            return "SLACK_TOKEN", "SLACK_BOT_TOKEN=", token
+            return "SLACK_TOKEN", "SLACK_BOT_TOKEN=", token, ""
         if kind == 10:
-            return "STRIPE_API_KEY", "stripe.api_key = '", "sk_live_" + self.chars(_ALNUM, 24)
+            return "STRIPE_API_KEY", "stripe.api_key = '", "sk_live_" + self.chars(_ALNUM, 24), "'"
         lead = self.pick(["password: ", "DB_PASSWORD=", '"password": "'])
-        return "PASSWORD", lead, self.chars(_ALNUM + "!#%", 12)
+        return "PASSWORD", lead, self.chars(_ALNUM + "!#%", 12), '"' if lead.endswith('"') else ""
+
+    def aws_secret_key(self) -> str:
+        """40 base64 characters with both letter cases (what AWS issues; a hex SHA-1 has one case)."""
+        return self.chars(string.ascii_uppercase, 1) + self.chars(string.ascii_lowercase, 1) + self.chars(
+            _ALNUM + "/+", 38)
+
+    def pem_body(self, lines: int) -> list[str]:
+        return [base64.b64encode(self.r.randbytes(48)).decode() for _ in range(lines)]
+
+    def _newer_secret(self, kind: int) -> tuple[str, str, str, str]:
+        """AWS secret keys by key name or next to their key id, private keys, URI passwords, inferwatch keys."""
+        if kind == 12:
+            lead = self.pick(["AWS_SECRET_KEY=", '"SecretAccessKey": "', "Secret access key: ", "secret_key = '"])
+            return "AWS_SECRET_KEY", lead, self.aws_secret_key(), {'"': '"', "'": "'"}.get(lead[-1], "")
+        if kind == 13:
+            key_id = "AKIA" + self.chars(string.ascii_uppercase + "234567", 16)
+            return "AWS_SECRET_KEY", f"credentials {key_id}{self.pick([',', ' ', ':', chr(9)])}", \
+                self.aws_secret_key(), ""
+        if kind in (14, 15):
+            label = self.pick(["RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", ""])
+            body = self.pem_body(self.r.randint(2, 5))
+            if kind == 15:  # cut off: no END line
+                return "PRIVATE_KEY", "the key starts ", "\n".join([f"-----BEGIN {label}PRIVATE KEY-----", *body]), ""
+            newline = self.pick(["\n", "\\n", "\r\n"])  # "\\n": escaped, as in a JSON string or an env file
+            block = newline.join([f"-----BEGIN {label}PRIVATE KEY-----", *body, f"-----END {label}PRIVATE KEY-----"])
+            return "PRIVATE_KEY", self.pick(["key:\n", "PRIVATE_KEY=\"", "here it is "]), block, ""
+        if kind in (16, 17):
+            scheme = self.pick(["postgres", "postgresql", "mysql", "mongodb+srv", "redis", "amqp"])
+            user = self.pick(["", "app", "admin", "root", "svc_ingest"])
+            host = self.pick(["db:5432/app", "localhost/orders", "cache:6379/0", "10.0.3.7:5432/app",
+                              "rabbit:5672/", "mongo-0/prod?retryWrites=true"])
+            return ("PASSWORD", self.pick(["DATABASE_URL=", "connect to ", "dsn: "]) + f"{scheme}://{user}:",
+                    self.chars(_ALNUM + "%!*-_~", self.r.randint(8, 24)), "@" + host)
+        if kind == 18:
+            return "INFERWATCH_API_KEY", "INFERWATCH_API_KEY=", \
+                f"iwk_{self.chars(_HEX, 12)}_{self.chars(_KEY, 43)}", ""
+        return "INFERWATCH_API_KEY", "LANGFUSE_SECRET_KEY=", "sk-lf-" + self.chars(_KEY, 43), ""
 
     # look-alikes -------------------------------------------------------------------------------------------------
     def lookalike(self) -> str:
@@ -308,6 +348,12 @@ class _Gen:
             f"PO {self.digits(10, '123456789')}", f"batch {self.digits(9, '123456789')}", "the @mention and user@",
             f"{self.digits(3)} {self.digits(3)} {self.digits(3)}",
             f"lat 48.{self.digits(4)}, lon 2.{self.digits(4)}",
+            f"secret_key = {self.chars(_HEX, 40)}x", f"AKIA is how an access key id starts, {self.chars(_HEX, 40)}",
+            f"base64 {base64.b64encode(self.r.randbytes(30)).decode()}",
+            "-----BEGIN PUBLIC KEY-----\n" + "\n".join(self.pem_body(2)) + "\n-----END PUBLIC KEY-----",
+            "-----BEGIN CERTIFICATE-----", "connect to localhost:5432 as postgres",
+            f"https://example.com:8443/v{r.randint(1, 3)}/items", f"pk-lf-{self.chars(_HEX, 12)}",
+            "iwk_ is the key prefix", "sk-lf- keys are for Langfuse clients",
         ])  # fmt: skip
 
 
@@ -351,10 +397,10 @@ def _sample(g: _Gen, index: int) -> Sample:
         if plan and choice < 0.45:
             entity = plan.pop()
             if entity == "SECRET":
-                name, lead, value = g.secret()
+                name, lead, value, tail = g.secret()
                 b.add(" " + lead)
                 b.plant(name, value)
-                b.add("'" if lead.endswith("'") else "\"" if lead.endswith('"') else "")
+                b.add(tail)
             else:
                 b.add(" " + g.pick(_LEADS[entity]))
                 b.plant(entity, getattr(g, {"EMAIL_ADDRESS": "email", "PHONE_NUMBER": "phone", "US_SSN": "ssn",

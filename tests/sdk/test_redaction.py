@@ -173,6 +173,10 @@ def test_the_deliberate_differences_and_presidio_compatible_mode(reference: Any,
 
 
 # --- each entity -------------------------------------------------------------------------------------------------
+_IWK = "iwk_0f1e2d3c4b5a_Q2hvb3NlIGEgc2VjcmV0IGtleSB0aGF0IGlzIGxvbmc"  # auth.new_key's shape
+_AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+_PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM9OiJjRazXBZ1BjP5CE/Wm/Rr500P\n"
+        "RK+Lh9x5eJPo5CAZ3/ANBE0sTK0ZsDGMak2m1g7T8bHE2X3F0D2/r1CpQCK1xWqkR\n-----END RSA PRIVATE KEY-----")
 _JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkphbmUifQ"
         ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
 
@@ -208,6 +212,9 @@ _JWT = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZS
      "BEARER_TOKEN"),
     ('{"password": "hunter22"}', '{"password": "<PASSWORD>"}', "PASSWORD"),
     ("DB_PASSWORD=s3cr3t!", "DB_PASSWORD=<PASSWORD>", "PASSWORD"),
+    ("dsn postgres://user:pa55w0rd@host/db", "dsn postgres://user:<PASSWORD>@host/db", "PASSWORD"),
+    (f"key {_IWK} ok", "key <INFERWATCH_API_KEY> ok", "INFERWATCH_API_KEY"),
+    (f"{_PEM}\n", "<PRIVATE_KEY>\n", "PRIVATE_KEY"),
 ])  # fmt: skip
 def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, entity: str) -> None:
     result = DEFAULT_REDACTOR.redact(text)
@@ -228,6 +235,16 @@ def test_each_entity_is_replaced_by_its_placeholder(text: str, expected: str, en
     "the @mention and user@",
     "price $1,234.56 and 42 items, 17% off",
     "write to someone@localhost",  # no dot, no suffix
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b",  # a bare 40-character value: no AWS secret key
+    "AKIA is how an id starts: 3f786850e387550fdab836ed7e6dc881de23001b",  # hex, and no key id before it
+    "c2VjcmV0IGJ1dCBqdXN0IGJhc2U2NCB0ZXh0IGhlcmU=",  # ordinary base64
+    "secret_key = 3f786850e387550fdab836ed7e6dc881de23001bx",  # 41 characters
+    "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA\n-----END PUBLIC KEY-----",
+    "-----BEGIN CERTIFICATE-----",
+    "-----BEGIN RSA PRIVATE KEY----- is how such a file starts",  # a BEGIN line alone holds no key
+    "http://localhost:8080/health, redis://cache:6379/0, ssh://git@host:22",  # ports, a user without password
+    "pk-lf-0f1e2d3c4b5a",  # the public half of a Langfuse-style pair is the key id
+    "iwk_ is the prefix of inferwatch keys; sk-lf- the Langfuse spelling",
 ])  # fmt: skip
 def test_lookalikes_are_left_alone(text: str) -> None:
     assert DEFAULT_REDACTOR.redact(text) == RedactionResult(text, {})
@@ -296,6 +313,105 @@ def test_secrets_in_json_escaped_text_are_found_and_the_json_stays_valid() -> No
         assert "oP3RzdpDrPNc" not in redacted and secret_key not in redacted
         [message] = json.loads(redacted)  # still JSON: the escaped closing quote is kept
         assert placeholder in message["content"] and message["content"].endswith("} why?")
+
+
+@pytest.mark.parametrize("text", [
+    f"aws_secret_access_key={_AWS_SECRET}",
+    f"AWS_SECRET_ACCESS_KEY: {_AWS_SECRET}",
+    f"export AWS_SECRET_KEY=\"{_AWS_SECRET}\"",
+    f'{{"AccessKeyId": "ASIAIOSFODNN7EXAMPLE", "SecretAccessKey": "{_AWS_SECRET}", "Expiration": 1}}',
+    f"awsSecretAccessKey: '{_AWS_SECRET}'",
+    f"Secret access key: {_AWS_SECRET}",
+    f'provider "aws" {{ secret_key = "{_AWS_SECRET}" }}',
+    f"AKIAIOSFODNN7EXAMPLE,{_AWS_SECRET}",  # credentials.csv
+    f"AKIAIOSFODNN7EXAMPLE {_AWS_SECRET}",
+    f"AKIAIOSFODNN7EXAMPLE:{_AWS_SECRET}",
+])  # fmt: skip
+def test_aws_secret_keys_are_found_by_key_name_or_next_to_their_key_id(text: str) -> None:
+    """A bare 40-character value is ambiguous (a git SHA-1, base64): it is an AWS secret key after a key name or
+    right after an access key id (look-alikes without either are in ``test_lookalikes_are_left_alone``)."""
+    result = DEFAULT_REDACTOR.redact(text)
+    assert _AWS_SECRET not in result.text and "<AWS_SECRET_KEY>" in result.text
+    assert result.counts["AWS_SECRET_KEY"] == 1
+    assert DEFAULT_REDACTOR.redact(result.text).counts == {}
+
+
+def test_a_hex_value_next_to_a_key_id_is_no_secret_key() -> None:
+    sha = "3f786850e387550fdab836ed7e6dc881de23001b"
+    assert DEFAULT_REDACTOR.redact(f"AKIAIOSFODNN7EXAMPLE {sha}").text == f"<AWS_ACCESS_KEY_ID> {sha}"
+    assert DEFAULT_REDACTOR.redact(f"AKIAIOSFODNN7EXAMPLE {sha.upper()}").text == f"<AWS_ACCESS_KEY_ID> {sha.upper()}"
+
+
+@pytest.mark.parametrize("label", ["RSA ", "EC ", "OPENSSH ", "ENCRYPTED ", "DSA ", "", "PGP "])
+def test_private_key_blocks_are_redacted_whole(label: str) -> None:
+    import json
+
+    block = _PEM.replace("RSA ", label)
+    if label == "PGP ":
+        block = block.replace("PRIVATE KEY-----", "PRIVATE KEY BLOCK-----")
+    for text, expected in (
+            (f"my key:\n{block}\nwhy?", "my key:\n<PRIVATE_KEY>\nwhy?"),
+            (block.replace("\n", "\r\n"), "<PRIVATE_KEY>"),
+            ("PRIVATE_KEY=\"" + block.replace("\n", "\\n") + "\"", "PRIVATE_KEY=\"<PRIVATE_KEY>\""),  # escaped
+            (block.rsplit("\n", 1)[0] + "\nwhat is wrong with it?",  # cut off: no END line
+             "<PRIVATE_KEY>\nwhat is wrong with it?")):
+        result = DEFAULT_REDACTOR.redact(text)
+        assert result == RedactionResult(expected, {"PRIVATE_KEY": 1}), text
+    # inside a captured JSON message, and in a JSON document (escaped newlines): still valid JSON
+    captured = json.dumps([{"role": "user", "content": f"debug this:\n{block}\nthanks"}])
+    assert json.loads(DEFAULT_REDACTOR.redact(captured).text)[0]["content"] == "debug this:\n<PRIVATE_KEY>\nthanks"
+    document = json.dumps({"type": "service_account", "private_key": block + "\n", "n": 1})
+    assert json.loads(DEFAULT_REDACTOR.redact(document).text)["private_key"] == "<PRIVATE_KEY>\n"
+
+
+def test_a_cut_off_private_key_keeps_what_follows_its_base64_lines() -> None:
+    text = ("-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n"
+            "MIIFHDBOBgkqhkiG9w0BBQ0wQTApBgkqhkiG9w0BBQwwHAQI\nthe rest is missing")
+    assert DEFAULT_REDACTOR.redact(text).text == "<PRIVATE_KEY>\nthe rest is missing"
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("postgres://user:pa55w0rd@host/db", "postgres://user:<PASSWORD>@host/db"),
+    ("connection_string=postgresql://admin:S3cr3tPass@db:5432/app",
+     "connection_string=postgresql://admin:<PASSWORD>@db:5432/app"),
+    ("mysql://root:p@ss@10.0.0.5:3306/db", "mysql://root:<PASSWORD>@<IP_ADDRESS>:3306/db"),  # a raw '@' in it
+    ("redis://:s3cret@cache:6379/0", "redis://:<PASSWORD>@cache:6379/0"),
+    ("amqp://guest:guest@rabbit:5672/", "amqp://guest:<PASSWORD>@rabbit:5672/"),
+    ("mongodb+srv://app:Zx9!k2@cluster0.abcd.mongodb.net/prod?retryWrites=true",
+     "mongodb+srv://app:<PASSWORD>@<URL>"),
+    ("git clone https://user:tok3n-abc@github.com/org/repo.git", "git clone https://user:<PASSWORD>@<URL>"),
+    ('{"dsn": "postgres://app:pa55w0rd@db/app"}', '{"dsn": "postgres://app:<PASSWORD>@db/app"}'),
+])  # fmt: skip
+def test_passwords_in_uris_are_redacted_and_the_uri_stays_readable(text: str, expected: str) -> None:
+    """The password goes, the scheme, user name and the rest stay (the host as any host does: a URL, an IP), and
+    redacting again changes nothing."""
+    result = DEFAULT_REDACTOR.redact(text)
+    assert result.text == expected
+    assert result.counts["PASSWORD"] == 1
+    assert DEFAULT_REDACTOR.redact(result.text) == RedactionResult(result.text, {})
+
+
+def test_a_uri_password_before_a_host_is_no_email_unless_presidio_compatible(reference: Any) -> None:
+    """Presidio reads ``password@host.tld`` as an e-mail address, which swallows the password and half the host;
+    a deliberate difference drops that address (``presidio_compatible`` keeps it, as Presidio does)."""
+    text = "postgresql://admin:S3cr3tPass@db.example.com/app"
+    theirs = {(r.entity_type, r.start, r.end) for r in reference(text)}
+    strict = {(f.entity_type, f.start, f.end) for f in Redactor(presidio_compatible=True).analyze(text)}
+    default = {(f.entity_type, f.start, f.end) for f in DEFAULT_REDACTOR.analyze(text)}
+    assert strict == theirs and {e for e, _, _ in theirs - default} == {"EMAIL_ADDRESS"}
+    assert DEFAULT_REDACTOR.redact(text).text == "postgresql://admin:<PASSWORD>@<URL>"
+    assert "S3cr3tPass" not in Redactor(presidio_compatible=True).redact(text).text
+    # a user name alone (no password) keeps Presidio's reading: the address goes, whatever it is
+    assert DEFAULT_REDACTOR.redact("ssh://git@github.com/x").counts["EMAIL_ADDRESS"] == 1
+
+
+def test_inferwatch_keys_and_their_langfuse_spelling_are_redacted() -> None:
+    secret = _IWK.split("_", 2)[2]
+    assert DEFAULT_REDACTOR.redact(f"INFERWATCH_API_KEY={_IWK}").text == "INFERWATCH_API_KEY=<INFERWATCH_API_KEY>"
+    result = DEFAULT_REDACTOR.redact(f"LANGFUSE_PUBLIC_KEY=pk-lf-0f1e2d3c4b5a LANGFUSE_SECRET_KEY=sk-lf-{secret}")
+    assert result == RedactionResult("LANGFUSE_PUBLIC_KEY=pk-lf-0f1e2d3c4b5a LANGFUSE_SECRET_KEY=<INFERWATCH_API_KEY>",
+                                     {"INFERWATCH_API_KEY": 1})  # not an OpenAI key
+    assert [f.entity_type for f in DEFAULT_REDACTOR.analyze(f"sk-lf-{secret}")] == ["INFERWATCH_API_KEY"]
 
 
 def test_validators() -> None:
@@ -434,6 +550,10 @@ _PIECES = [
     "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
     "<US_SSN>", "é", "\u0661\u0662", "\u017f", "\u212a", "\xa0", "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
     "1:2:3:4:5:6:1.2.3.4", "::ffff:10.0.0.1", "a:b:c",
+    "-----BEGIN RSA PRIVATE KEY-----", "-----END PRIVATE KEY-----", "-----BEGIN PRIVATE KEY BLOCK-----",
+    "MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQ", "\\n", "Proc-Type: 4,ENCRYPTED", "iwk_0f1e2d3c4b5a_", "sk-lf-", "pk-lf-",
+    "postgres://", "redis://:", "u:", "p@ss", "@db", "SecretAccessKey\": \"", "Secret access key: ", "AWS_SECRET_KEY=",
+    "AKIAIOSFODNN7EXAMPLE,", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "3f786850e387550fdab836ed7e6dc881de23001b",
 ]  # fmt: skip
 
 
@@ -564,6 +684,12 @@ _keys = st.one_of(
     st.binary(min_size=20, max_size=20).map(btc_p2pkh),
     st.binary(min_size=20, max_size=20).map(btc_bech32),
     st.text(string.digits, min_size=18, max_size=18).map(lambda s: iban("DE", s)),
+    st.text(_key_chars + "_-", min_size=43, max_size=43).map(lambda s: "iwk_0f1e2d3c4b5a_" + s),
+    st.text(_key_chars + "_-", min_size=43, max_size=43).map(lambda s: "sk-lf-" + s),
+    st.text(_key_chars + "/+", min_size=38, max_size=38).map(lambda s: "AWS_SECRET_KEY=Ab" + s),
+    st.lists(st.text(_key_chars + "/+", min_size=64, max_size=64), min_size=1, max_size=3).map(
+        lambda lines: "\n".join(["-----BEGIN PRIVATE KEY-----", *lines, "-----END PRIVATE KEY-----"])),
+    st.text(_key_chars + "!*~", min_size=6, max_size=20).map(lambda s: f"postgres://app:{s}@db/app"),
 )
 _filler = st.text(string.ascii_letters + " ,;:!?()\n", max_size=40)
 

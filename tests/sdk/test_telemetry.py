@@ -289,8 +289,8 @@ def test_the_scrubbers_are_the_redaction_packages() -> None:
         "mail <EMAIL_ADDRESS>, key <OPENAI_API_KEY>, Authorization: Bearer <BEARER_TOKEN>, password=<PASSWORD>, "
         "call <PHONE_NUMBER> on 2024-01-02 about 3 items")
     assert scrubbers.secrets(text) == secrets_only
-    assert scrubbers.redact_policy == "inferwatch-redact/3"
-    assert scrubbers.secrets_policy == "inferwatch-redact/3:secrets"
+    assert scrubbers.redact_policy == "inferwatch-redact/4"
+    assert scrubbers.secrets_policy == "inferwatch-redact/4:secrets"
     custom = load_scrubbers(UpperRedactor())
     assert custom.redact("abc") == "ABC" and custom.redact_policy == "upper-test"
     assert custom.secrets(text) == secrets_only

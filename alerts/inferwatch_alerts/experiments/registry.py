@@ -39,6 +39,7 @@ DEFAULT_MDE: Final = 0.05
 DEFAULT_ALPHA: Final = 0.05
 MAX_VARIANTS: Final = 20
 MAX_NAME: Final = 200
+MAX_PLANNED_USERS: Final = 10**12  # more than there are people; within the UInt64 column
 #: Variant names taken as the control of an automatically registered experiment (case-insensitive, in order).
 CONTROL_NAMES: Final = ("control", "baseline", "default", "a", "off", "old", "v1")
 #: How far back traffic is searched for experiments nobody registered (the raw calls' default retention).
@@ -142,6 +143,8 @@ def validate_experiment(*, project_id: str, name: str, variants: Mapping[str, fl
         weights.append(float(weight))
     if sum(weights) <= 0:
         raise ExperimentError("variants", "at least one weight must be positive")
+    if not math.isfinite(sum(weights)):  # (each finite, 1e308 + 1e308 is not: normalising would give NaN)
+        raise ExperimentError("variants", "the weights are too large; they are relative, e.g. 1 and 1")
     control = names[0] if control is None or control == "" else control
     if control not in names:
         raise ExperimentError("control", f"{control!r} is not one of the variants ({', '.join(names)})")
@@ -163,6 +166,8 @@ def validate_experiment(*, project_id: str, name: str, variants: Mapping[str, fl
     if planned_users is not None:
         if isinstance(planned_users, bool) or not isinstance(planned_users, int) or planned_users < 0:
             raise ExperimentError("planned_users", "must be a non-negative whole number of users")
+        if planned_users > MAX_PLANNED_USERS:
+            raise ExperimentError("planned_users", f"at most {MAX_PLANNED_USERS:,} users")
         planned_users = planned_users or None
     if isinstance(mde, bool) or not isinstance(mde, (int, float)) or not 0 < mde < 10:
         raise ExperimentError("mde", "the minimum detectable effect is a relative change in (0, 10), e.g. 0.05")

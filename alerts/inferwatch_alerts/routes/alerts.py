@@ -104,7 +104,7 @@ def alert_history(principal: ReadPrincipal, store: StoreDep,
     if start_t >= end_t:
         raise HTTPException(400, "start must be before end")
     if end_t - start_t > timedelta(days=MAX_HISTORY_DAYS):
-        raise HTTPException(400, f"range too long: at most {MAX_HISTORY_DAYS} days")
+        raise HTTPException(400, f"start: range too long, at most {MAX_HISTORY_DAYS} days before end")
     where = ["project_id = {p:String}", "event_time >= fromUnixTimestamp64Milli({s:Int64})",
              "event_time < fromUnixTimestamp64Milli({e:Int64})"]
     params: dict[str, Any] = {"p": principal.project_id, "s": int(start_t.timestamp() * 1000),

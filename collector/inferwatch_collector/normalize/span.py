@@ -3,7 +3,9 @@
 Validation: trace_id must be 16 non-zero bytes, span_id 8 non-zero bytes, parent_span_id empty or 8 bytes, start
 time set and end >= start, and the start inside the window the tables keep: not older than ``retention_days``
 (ClickHouse's TTL would drop the row right after the insert) and not more than MAX_FUTURE_SECONDS ahead of now
-(it would pollute future buckets). Otherwise the span is rejected with a message naming the reason.
+(it would pollute future buckets), and a duration of at most MAX_DURATION_NS (49 days: ``latency_ms`` is UInt32;
+an end at 2^64 ns would fail the insert of the whole batch). Otherwise the span is rejected with a message naming
+the reason.
 
 A span is an LLM call by the first rule that applies:
 
@@ -50,7 +52,7 @@ from .attributes import add_column_keys, with_scope
 from .batch import Batch
 from .content import Found, prompt_log_row
 from .facts import SpanFacts
-from .limits import MAX_ATTRIBUTE_CHARS, MAX_ATTRIBUTES, MAX_FUTURE_SECONDS
+from .limits import MAX_ATTRIBUTE_CHARS, MAX_ATTRIBUTES, MAX_DURATION_NS, MAX_FUTURE_SECONDS
 from .llm_call import llm_call_row
 from .values import as_float, as_str, first, first_str
 
@@ -75,7 +77,7 @@ def convert(span: Any, index: int, service: str, scope_attrs: dict[str, str], ba
     if (
         len(trace_bytes) != 16 or len(span_bytes) != 8 or (parent and len(parent) != 8) or start_ns == 0
         or end_ns < start_ns or start_ns < batch.oldest_ns or start_ns > batch.newest_ns
-        or trace_bytes == _ZERO_TRACE_ID or span_bytes == _ZERO_SPAN_ID
+        or end_ns - start_ns > MAX_DURATION_NS or trace_bytes == _ZERO_TRACE_ID or span_bytes == _ZERO_SPAN_ID
     ):  # fmt: skip
         return _invalid_span(trace_bytes, span_bytes, parent, start_ns, end_ns, batch)
 
@@ -238,6 +240,9 @@ def _invalid_span(trace_id: bytes, span_id: bytes, parent: bytes, start_ns: int,
         return f"start_time {_utc_text(start_ns)} is older than the {batch.retention_days}-day retention"
     if start_ns > batch.newest_ns:
         return f"start_time {_utc_text(start_ns)} is more than {_duration_text(MAX_FUTURE_SECONDS)} in the future"
+    if end_ns - start_ns > MAX_DURATION_NS:
+        return (f"end_time {_utc_text(end_ns)} is more than {MAX_DURATION_NS // 86_400_000_000_000} days after "
+                "start_time, longer than any duration stored")
     return None
 
 

@@ -40,7 +40,7 @@ def stream_columns(facts: SpanFacts, output_tokens: int, usage_missing: bool) ->
         streamed = _stream_flag(facts.attrs)
     absolute = get(sc.FIRST_TOKEN_TIME_UNIX_NANO)  # our SDK's absolute first-token time: the usual case, inline
     if type(absolute) is int and absolute > 0:
-        ttft_ns = absolute - start_ns if absolute >= start_ns else None
+        ttft_ns = absolute - start_ns if 0 <= absolute - start_ns < _MAX_TTFT_NS else None
     else:
         ttft_ns = _ttft_ns(facts.attrs, start_ns, facts.first_token_ns)
     if streamed is None:
@@ -81,7 +81,7 @@ def _stream_flag(attrs: dict[str, Any]) -> bool | None:
     return None
 
 
-_MAX_TTFT_NS = 2**62  # beyond any real call; keeps int() and the UInt32 ms column safe from inf and huge values
+_MAX_TTFT_NS = (2**32 - 2) * 1_000_000  # 49.7 days: within the UInt32 ms column after rounding; no inf into int()
 
 
 def _ttft_ns(attrs: dict[str, Any], start_ns: int, first_token_event_ns: int | None) -> int | None:

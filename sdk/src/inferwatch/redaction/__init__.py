@@ -31,7 +31,14 @@ CRYPTO              1.0       bitcoin P2PKH/P2SH (base58check) and bech32/bech32
 OPENAI_API_KEY      0.95      ``sk-…``, ``sk-proj-…``, ``sk-svcacct-…``, ``sk-admin-…``
 ANTHROPIC_API_KEY   1.0       ``sk-ant-…``
 AWS_ACCESS_KEY_ID   0.95      ``AKIA``/``ASIA``/``ABIA``/``ACCA`` + 16 upper-case base32 characters
-AWS_SECRET_KEY      0.9       the 40-character value after ``aws_secret_access_key =``/``:``
+INFERWATCH_API_KEY  1.0       inferwatch's own ``iwk_<key id>_<secret>`` and its Langfuse spelling ``sk-lf-…``
+                              (the public half ``pk-lf-<key id>`` is the key id, public, and stays)
+AWS_SECRET_KEY      0.9       a 40-character value after a key name (``aws_secret_access_key``, ``AWS_SECRET_KEY``,
+                              ``"SecretAccessKey"``, ``secret_key``, ``Secret access key``, then ``:``/``=``);
+                    0.8       or right after an access key id (``AKIA…,<secret>``) if it holds both letter cases
+                              (a bare 40-character value, a git SHA-1 or base64, is not enough)
+PRIVATE_KEY         1.0       a PEM/PGP private-key block, ``-----BEGIN … PRIVATE KEY-----`` to its END line
+                              (newlines, CRLFs or escaped ``\\n`` inside); cut off (no END): the base64 lines
 GITHUB_TOKEN        1.0       ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_`` + 36-255, ``github_pat_…``
 SLACK_TOKEN         0.95      ``xoxb-``/``xoxp-``/``xoxa-``/``xoxr-``/``xoxs-`` tokens
 GOOGLE_API_KEY      0.95      ``AIza`` + 35 characters
@@ -40,6 +47,7 @@ HUGGINGFACE_TOKEN   0.9       ``hf_`` + 30+ characters
 JWT                 1.0       three base64url parts whose header decodes to a JSON object with ``alg``
 BEARER_TOKEN        0.8       the credential after ``Bearer`` (the word ``Bearer`` is kept)
 PASSWORD            0.7       the value after ``password``/``passwd``/``pwd``/``secret`` (+ ``:``/``=``)
+                    0.9       a URI's password: ``scheme://user:<password>@host`` (user, host and path stay)
 ==================  ========  =================================================================================
 
 Secrets are case sensitive (``akia…`` is not an AWS key id); context words (Presidio's lists; ``key``, ``token``,
@@ -57,7 +65,7 @@ No pattern matches a placeholder, and where replacing a finding uncovers another
 an overlapping valid one, Presidio's way of validating after ``finditer``), the text is redacted again; checking
 for that costs little, because such a finding can only sit right next to a placeholder (see :mod:`.zones`).
 
-Three deliberate differences, two of them privacy first (``Redactor(presidio_compatible=True)`` drops all three):
+Four deliberate differences, two of them privacy first (``Redactor(presidio_compatible=True)`` drops all four):
 
 * US SSN: Presidio treats the published sample numbers 078-05-1120, 123-45-6789 and 987-65-4320 as "not an SSN";
   they are redacted here (they identify nobody, but a prompt holding one is usually a test of exactly this).
@@ -66,6 +74,9 @@ Three deliberate differences, two of them privacy first (``Redactor(presidio_com
 * URL: a match without scheme with a label of one or two digits after its first is a dotted path with an index,
   not a host (``items.0.name``; ``contents.0.me`` in the flattened key ``message.contents.0.message_content``),
   and is left alone; hosts with a numeric label (``mail.163.com``) and every URL with a scheme are still found.
+* URI passwords: Presidio's e-mail pattern reads the ``password@host.tld`` of ``scheme://user:password@host.tld``
+  as an address, which swallows the password finding and half the host (``postgres://admin:<EMAIL_ADDRESS><URL>``);
+  that address is dropped, so the URI reads ``postgres://admin:<PASSWORD>@<URL>``.
 
 A JSON object or array is redacted value by value, so its keys and structure stay (:mod:`.documents`).
 

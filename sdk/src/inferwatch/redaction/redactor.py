@@ -242,6 +242,8 @@ class Redactor:
         results = [r for found in self._raw(text, wanted, scan=scan) for r in _remove_duplicates(found)]
         if not results:
             return []
+        if not self.presidio_compatible:
+            results = _without_uri_password_emails(text, results)
         if self.context:
             _enhance_using_context(text, results)
         threshold = self.score_threshold
@@ -277,6 +279,16 @@ class Redactor:
             ("CREDIT_CARD", _cards),
             ("PHONE_NUMBER", lambda scan: _phones(scan, regions)),  # the most expensive, last
         )
+
+
+def _without_uri_password_emails(text: str, results: list[_R]) -> list[_R]:
+    """``results`` less the e-mail addresses that are a URI's ``password@host`` (``scheme://user:password@host``):
+    Presidio's e-mail pattern reads them as an address, which swallows the password finding and half the host
+    (``postgres://admin:<EMAIL_ADDRESS><URL>``); without it the URI reads ``postgres://admin:<PASSWORD>@<URL>``."""
+    ends = {r.end for r in results if r.entity == "PASSWORD" and text.startswith("@", r.end)}
+    if not ends:
+        return results
+    return [r for r in results if r.entity != "EMAIL_ADDRESS" or text.find("@", r.start, r.end) not in ends]
 
 
 def redact(text: str, *, entities: Iterable[str] | None = None) -> RedactionResult:

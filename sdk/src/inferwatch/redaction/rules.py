@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ._data import _URL_TLDS
 from .validators import jwt_header_valid
 
-POLICY = "inferwatch-redact/3"
+POLICY = "inferwatch-redact/4"
 """Name/version of the default rules (stored with every prompt log row); bumped whenever a rule changes."""
 
 PII_ENTITIES: tuple[str, ...] = (
@@ -22,6 +22,7 @@ PII_ENTITIES: tuple[str, ...] = (
 SECRET_ENTITIES: frozenset[str] = frozenset({
     "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_KEY", "GITHUB_TOKEN", "SLACK_TOKEN",
     "GOOGLE_API_KEY", "STRIPE_API_KEY", "HUGGINGFACE_TOKEN", "JWT", "BEARER_TOKEN", "PASSWORD",
+    "INFERWATCH_API_KEY", "PRIVATE_KEY",
 })  # fmt: skip
 NER_ENTITIES: tuple[str, ...] = ("PERSON", "LOCATION")
 DEFAULT_PHONE_REGIONS: tuple[str, ...] = ("US", "GB", "DE", "FR", "IL", "IN", "CA", "BR")  # PhoneRecognizer's
@@ -54,21 +55,46 @@ class SecretRecognizer:
 
 
 _KEYCH = r"[A-Za-z0-9_-]"
+_AWS_SECRET = r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])"
+# a PEM/PGP private key, BEGIN to END (its newlines, or escaped "\\n"s, inside; the search for END stops at the
+# next BEGIN, so many BEGINs cost linear time); with no END line (cut off): the lines after BEGIN that are base64
+# of 16+ characters or the headers of encrypted and PGP keys
+_PEM_LABEL = r"[A-Z0-9 ]{0,24}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_BREAK = r"(?:\s|\\[nrt])+"
+_PEM = (rf"-----BEGIN {_PEM_LABEL}(?:(?:(?!-----(?:BEGIN|END) )[\s\S]){{0,16384}}-----END {_PEM_LABEL}|(?:{_PEM_BREAK}"
+        rf"(?:[A-Za-z0-9+/=]{{16,}}|(?:Proc-Type|DEK-Info|Version|Comment|Hash): [^\r\n\\\"]{{1,256}}))+)")
+# the password of a URI's user info (scheme://user:password@host): up to the last '@' before the host (a
+# password written with a raw '@'); '/', '?', '#' and whitespace end the authority
+_URI_USER = r"[^\s/?#@:\"'<>]{0,256}"
+_URI_PASSWORD = r"(?!<[A-Z_]+>@)(?:[^\s/?#@\"'\\]|@(?=[^\s/?#\"'\\]{0,256}@)){1,256}(?=@[^\s@])"
 SECRET_RECOGNIZERS: tuple[SecretRecognizer, ...] = (
     # each value starts with its literal prefix (so ``re`` can skip ahead to it) and checks the character before
     # the prefix with a lookbehind placed after it
     SecretRecognizer("ANTHROPIC_API_KEY", (
         SecretPattern("anthropic", rf"sk-ant-(?<!{_KEYCH}sk-ant-){_KEYCH}{{20,}}", 1.0),), ("sk-ant-",)),
     SecretRecognizer("OPENAI_API_KEY", (
-        SecretPattern("openai", rf"sk-(?<!{_KEYCH}sk-)(?!ant-)(?:proj-|svcacct-|admin-)?{_KEYCH}{{20,}}", 0.95),),
+        SecretPattern("openai", rf"sk-(?<!{_KEYCH}sk-)(?!ant-|lf-)(?:proj-|svcacct-|admin-)?{_KEYCH}{{20,}}", 0.95),),
         ("sk-",)),
+    # inferwatch's own keys: iwk_<key id>_<secret>, and the secret re-spelt for Langfuse clients (sk-lf-<secret>;
+    # the public half pk-lf-<key id> is the key id, public like the listing of keys, and stays)
+    SecretRecognizer("INFERWATCH_API_KEY", (
+        SecretPattern("inferwatch", rf"iwk_(?<!{_KEYCH}iwk_)[A-Za-z0-9]{{6,32}}_{_KEYCH}{{16,}}", 1.0),
+        SecretPattern("inferwatch_langfuse", rf"sk-lf-(?<!{_KEYCH}sk-lf-){_KEYCH}{{20,}}", 1.0)),
+        ("iwk_", "sk-lf-")),
     SecretRecognizer("AWS_ACCESS_KEY_ID", (
         SecretPattern("aws_access_key_id", r"(?:AKIA|ASIA|ABIA|ACCA)(?<!\w....)[A-Z2-7]{16}\b", 0.95),),
         ("AKIA", "ASIA", "ABIA", "ACCA")),
+    # a 40-character value is ambiguous alone (git SHAs, base64): it counts after a key name (aws_secret_access_key,
+    # AWS_SECRET_KEY, "SecretAccessKey", secret_key, "Secret access key") or right after an access key id; next
+    # to an id it must hold an upper- and a lower-case letter (a SHA-1 in hex holds one case only)
     SecretRecognizer("AWS_SECRET_KEY", (
-        SecretPattern("aws_secret_access_key", r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+])", 0.9,
-                      prefix=r"(?i:aws_?secret(?:_?access_?key)?)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"),),
-        ("aws",), fold=True),
+        SecretPattern("aws_secret_access_key", _AWS_SECRET, 0.9, prefix=(
+            r"(?i:aws[_.-]?secret(?:[_.-]?access)?(?:[_.-]?key)?|secret[_. -]?(?:access[_. -]?)?key)"
+            r"(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?")),
+        SecretPattern("aws_key_pair", rf"(?=[0-9/+a-z]{{0,39}}[A-Z])(?=[0-9/+A-Z]{{0,39}}[a-z]){_AWS_SECRET}", 0.8,
+                      prefix=r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}(?:\\?[\"']|\\[tn]|[\s,:;|=])+")),
+        ("aws", "secret", "akia", "asia", "abia", "acca"), fold=True),
+    SecretRecognizer("PRIVATE_KEY", (SecretPattern("pem_private_key", _PEM, 1.0),), ("-----BEGIN ",)),
     SecretRecognizer("GITHUB_TOKEN", (
         SecretPattern("github_classic", r"gh[pousr]_(?<!\wgh._)[A-Za-z0-9]{36,255}\b", 1.0),
         SecretPattern("github_fine_grained", r"github_pat_(?<!\wgithub_pat_)[A-Za-z0-9_]{22,255}\b", 1.0)),
@@ -95,8 +121,9 @@ SECRET_RECOGNIZERS: tuple[SecretRecognizer, ...] = (
     # value stops before an escaped quote (which stays, so the JSON stays valid); other backslashes are its own
     SecretRecognizer("PASSWORD", (
         SecretPattern("password", r"(?!<[A-Z_]+>)(?:[^\s\"',;\\]|\\(?![\"'])){3,}", 0.7,
-                      prefix=r"(?i:pass(?:word|wd)|pwd|secret)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"),),
-        ("pass", "pwd", "secret"), fold=True),
+                      prefix=r"(?i:pass(?:word|wd)|pwd|secret)(?:\\?[\"'])?\s*[:=]\s*(?:\\?[\"'])?"),
+        SecretPattern("uri_password", _URI_PASSWORD, 0.9, prefix=rf"://(?<=[A-Za-z0-9]://){_URI_USER}:")),
+        ("pass", "pwd", "secret", "://"), fold=True),
 )  # fmt: skip
 
 ENTITIES: tuple[str, ...] = PII_ENTITIES + tuple(r.entity for r in SECRET_RECOGNIZERS)
