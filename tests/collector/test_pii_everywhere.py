@@ -30,11 +30,11 @@ from fastapi.testclient import TestClient
 from tests.helpers.conformance import trace_ids
 from tests.helpers.db_scan import places_holding
 from tests.helpers.keys import Keys
-from tests.helpers.pii_plant import PLANTED, RAW_USER_ID, blob, plant, post_all, sources
+from tests.helpers.pii_plant import NEEDLES, PLANTED, RAW_USER_ID, blob, plant, post_all, sources
 from tests.helpers.routes import app_routes, build_url, path_params
 from tests.helpers.user_hash import user_hasher
 
-PLANTED_VALUES = [*PLANTED.values(), RAW_USER_ID]
+PLANTED_VALUES = [*NEEDLES, RAW_USER_ID]
 
 
 def _ingest_everything(client: TestClient, keys: Keys, user_hash: str, *, hash_in_attributes: bool = False

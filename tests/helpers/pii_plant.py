@@ -28,13 +28,20 @@ PLANTED: dict[str, str] = {
     "openai_key": "sk-proj-Zq4mR8tLx2Vn6Wb0Yc3Kd7Hf1Jg5Ps9Ua2Ee4Oi8",
     "iban": "GB82 WEST 1234 5698 7654 32",
     "ip_address": "203.0.113.77",
-    # SECRETS-MERGE: helper "secrets" adds these kinds to the redactor; the coordinator uncomments them after the
-    # merge (one line each, nothing else to change):
-    # "aws_secret_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    # "pem_private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\n-----END PRIVATE KEY-----",
-    # "uri_credentials": "postgresql://admin:S3cr3tPass@db.internal:5432/app",
-    # "inferwatch_key": "iwk_0123456789ab_" + "Q" * 43,
+    "aws_secret_key": "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8tRvW2kL",
+    "pem_private_key": "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF\n-----END PRIVATE KEY-----",
+    "uri_credentials": "postgresql://admin:S3cr3tPass@db.internal:5432/app",
+    "inferwatch_key": "iwk_0123456789ab_" + "Q" * 43,
 }
+#: kind -> the part of its planted value that must never be stored (the whole value where not listed): a secret
+#: is planted with the context it is found by, and the secret itself is what must not leak.
+SECRET_PARTS: dict[str, str] = {
+    "aws_secret_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8tRvW2kL",
+    "pem_private_key": "MIIEvQIBADANBgkqhkiG9w0BAQEF",
+    "uri_credentials": "S3cr3tPass",
+}
+#: What a scan looks for: each planted value's secret part.
+NEEDLES: list[str] = [SECRET_PARTS.get(kind, value) for kind, value in PLANTED.items()]
 #: The user's raw id, as applications put it into ``enduser.id`` and friends (an e-mail address, like Langfuse's).
 RAW_USER_ID = "jane.roe.user@example.org"
 #: Attribute keys that identify the user (hashed at ingest, not redacted).
