@@ -23,6 +23,7 @@ from tests.helpers.collector_process import collector_process
 from tests.helpers.genai_logs import record_events
 from tests.helpers.hostile_bodies import ROUTES, Flood, Probe, hostile_body
 from tests.helpers.keys import Keys
+from tests.helpers.metrics import scrape
 
 MIB = 1024 * 1024
 
@@ -109,8 +110,7 @@ def test_a_gzip_bomb_is_413_naming_the_limit_and_holds_nothing_on_every_route(cl
     response = _post(client, route, bomb, keys.ingest)
     assert response.status_code == 413
     assert str(16 * MIB) in response.text
-    metrics = client.get("/metrics").text
-    assert "inferwatch_inflight_request_bytes 0" in metrics
+    assert "inferwatch_inflight_request_bytes 0" in scrape(client)
 
 
 def test_a_trailer_that_understates_the_size_is_still_bounded(client, keys):
@@ -183,7 +183,7 @@ def test_gzip_bodies_inflating_to_15_mib_leave_rss_bounded_and_healthz_answering
         idle = probe.tree_rss()
         with Flood(collector.url, collector.keys["p1"], bodies) as flood, probe:
             statuses = flood.send()
-        metrics = httpx.get(collector.url + "/metrics", trust_env=False).text
+        metrics = httpx.get(collector.metrics_url, trust_env=False).text
     assert set(statuses) <= {200, 202, 413, 422, 429, 503}, statuses  # a clear answer each, never a 500
     growth = max(probe.rss) - idle
     assert growth < RSS_GROWTH_LIMIT, f"RSS grew {growth / MIB:.0f} MiB"

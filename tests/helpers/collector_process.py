@@ -32,6 +32,7 @@ class RunningCollector:
     url: str
     pid: int
     keys: dict[str, str]  # project -> ingest key
+    metrics_url: str  # the internal listener's /metrics
 
 
 @contextmanager
@@ -49,10 +50,11 @@ def collector_process(data_dir: Path, projects: tuple[str, ...] = ("p1", "p2"),
     finally:
         store.close()
     port = free_port()
+    metrics_port = free_port()
     child_env = {k: v for k, v in os.environ.items() if not k.startswith("INFERWATCH_")}
     child_env.update({"INFERWATCH_COLLECTOR_SCHEDULER": "off", "INFERWATCH_LOG_LEVEL": "WARNING", **(env or {})})
     command = [sys.executable, "-m", "inferwatch_server", "--data-dir", str(data_dir), "collector",
-               "--host", "127.0.0.1", "--port", str(port)]
+               "--host", "127.0.0.1", "--port", str(port), "--metrics-port", str(metrics_port)]
     data_dir.parent.mkdir(parents=True, exist_ok=True)
     log = open(data_dir.parent / "collector.log", "wb")
     proc = subprocess.Popen(command, env=child_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -71,7 +73,7 @@ def collector_process(data_dir: Path, projects: tuple[str, ...] = ("p1", "p2"),
             if time.monotonic() > deadline:
                 raise RuntimeError("the collector was not ready in time")
             time.sleep(0.1)
-        yield RunningCollector(url, proc.pid, keys)
+        yield RunningCollector(url, proc.pid, keys, f"http://127.0.0.1:{metrics_port}/metrics")
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
