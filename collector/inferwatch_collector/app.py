@@ -37,6 +37,7 @@ from .routes import budgets, costs, dashboard, feedback, health, keys, logs, otl
 from .settings import Settings, get_settings
 from .spool import open_spool
 from .store import Store
+from .user_ids import UserHasher, load_user_hash_key
 from .writer import BatchWriter
 
 log = logging.getLogger(__name__)
@@ -102,9 +103,11 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             prices_file = str(settings.prices_file) if settings.prices_file else None
             pricer_for(prices_file)  # a bad price file stops the start here, with its message, not per request
             spool = open_spool(settings)  # before anything starts: a spool locked by another collector stops here
+            user_hash_key = load_user_hash_key(settings, active)  # every replica hashes user ids alike
             pool = IngestPool(settings.ingest_workers, max_bytes=settings.max_body_bytes,
                               content_capture=settings.content_capture, retention_days=settings.retention_days,
-                              prices_file=prices_file, hold_calls=settings.pairing_window_s > 0)
+                              prices_file=prices_file, hold_calls=settings.pairing_window_s > 0,
+                              user_hash_key=user_hash_key)
             pool.start()
             writer = build_writer(active, settings)
             writer.attach_spool(spool, replay_interval_s=settings.spool_replay_interval_s)
@@ -115,6 +118,7 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
             pairing.start(tick_s=min(1.0, max(settings.pairing_window_s / 4, 0.05)))
             app.state.settings = settings
             app.state.store = active
+            app.state.user_hasher = UserHasher(user_hash_key)  # hash(raw user id) as stored, e.g. for forget
             app.state.writer = writer
             app.state.call_pairing = pairing
             app.state.keys = build_key_store(active, settings)

@@ -119,10 +119,12 @@ class IngestPool:
     """Runs :func:`process_request` off the event loop and, with ``workers > 0``, off this process."""
 
     def __init__(self, workers: int, *, max_bytes: int, content_capture: str, retention_days: int = 90,
-                 prices_file: str | None = None, hold_calls: bool = True) -> None:
+                 prices_file: str | None = None, hold_calls: bool = True,
+                 user_hash_key: bytes | None = None) -> None:
         self.workers = workers
         self._options = {"max_bytes": max_bytes, "content_capture": content_capture,
-                         "retention_days": retention_days, "prices_file": prices_file, "hold_calls": hold_calls}
+                         "retention_days": retention_days, "prices_file": prices_file, "hold_calls": hold_calls,
+                         "user_hash_key": user_hash_key}
         self._lock = threading.Lock()
         self._executor = self._new_executor()
         self._lanes = FairLanes(max(1, workers))

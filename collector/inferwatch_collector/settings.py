@@ -157,6 +157,13 @@ class Settings(BaseSettings):
         description="What happens to prompt/completion text that arrives: off = dropped, redacted = stored "
         "in prompt_logs after PII/secret redaction.",
     )
+    user_hash_key: str = Field(
+        "",
+        description="HMAC key for user-identifying attribute values (enduser.id, user.id, *.user_id, ...), stored "
+        "hashed like the SDK's user hash: give the SDK the same key (init(user_hash_key=...)) to join them. "
+        "Empty: a random key created once and kept in the database.",
+        repr=False,
+    )
     dedup_window: int = Field(
         100_000, ge=0, description="Recent request digests remembered so a retried OTLP request lands once."
     )

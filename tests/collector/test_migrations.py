@@ -38,6 +38,7 @@ EXPECTED_ENGINES = {
     "budgets": "ReplacingMergeTree", "schema_migrations": "ReplacingMergeTree", "job_runs": "ReplacingMergeTree",
     "notifications": "MergeTree", "alert_silences": "ReplacingMergeTree", "experiments": "ReplacingMergeTree",
     "ab_verdicts": "ReplacingMergeTree", "scheduler_lease": "ReplacingMergeTree", "llm_calls_held": "MergeTree",
+    "deployment_secrets": "MergeTree",
     **{name: "AggregatingMergeTree" for name in ROLLUPS},
     **{f"{name}_mv": "MaterializedView" for name in ROLLUPS},
 }

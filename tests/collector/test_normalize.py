@@ -25,6 +25,7 @@ from inferwatch_collector.normalize import (
 )
 from inferwatch_collector.normalize import attributes as attribute_scan
 from inferwatch_collector.normalize import span as span_module
+from inferwatch_collector.normalize.scrubber import scrubber_for
 from inferwatch import semconv as sc
 from inferwatch_collector.otlp_decode import MalformedPayload, decode_traces, decode_traces_fast, to_fast
 from inferwatch_collector.redaction import POLICY, RedactionResult
@@ -586,7 +587,8 @@ def test_content_goes_to_prompt_logs_redacted_and_never_to_attributes() -> None:
 
 def test_capture_off_drops_content() -> None:
     batch = run(*all_conventions(), content_capture="off")
-    assert batch.prompt_logs == [] and batch.redactions == {}
+    # what is still counted is not content: a span's status message, redacted and counted whatever the capture
+    assert batch.prompt_logs == [] and batch.redactions == {"EMAIL_ADDRESS": 1}
     _assert_no_content_in_attributes(batch)
     with_capture = run(*all_conventions())
     assert [r.attributes for r in batch.llm_calls] == [r.attributes for r in with_capture.llm_calls]
@@ -627,7 +629,11 @@ def test_a_custom_redactor_is_used_and_named() -> None:
                      prompt='[{"ROLE": "USER", "CONTENT": "PING"}]', completion='["PONG"]',
                      redaction="test-upper/9")
     ]  # fmt: skip
-    assert redactor.calls == 2 and batch.redactions == {"SHOUT": 2}
+    # the same redactor redacts what the row keeps outside prompt logs: its name, its attribute values
+    assert batch.llm_calls[0].span_name == "CHAT gpt-4o"  # (around its model name)
+    assert all(value == value.upper() for key, value in batch.llm_calls[0].attributes.items()
+               if not key.startswith("otel.scope."))  # the scope names the library: kept as sent
+    assert redactor.calls > 2 and batch.redactions["SHOUT"] >= redactor.calls  # (repeated values: counted again)
 
 
 def test_spans_without_content_write_no_prompt_log() -> None:
@@ -1131,18 +1137,19 @@ def test_the_attribute_memo_is_bounded_and_never_changes_rows(monkeypatch: pytes
     standard = P.make_request(*all_conventions(), P.make_span("step", EVERY_KIND, kind=P.INTERNAL))
     reference = normalize(standard, "p1")
     request = to_fast(standard)
-    attribute_scan._KV_CACHE.clear()
+    memo = scrubber_for().entries  # the default redactor's and hasher's, which normalize() uses
+    memo.clear()
     assert normalize(request, "p1") == reference  # cold
     assert normalize(request, "p1") == reference  # warm: memoised values (lists, dicts) were not mutated
-    assert 0 < len(attribute_scan._KV_CACHE) and all(len(raw) <= 256 for raw in attribute_scan._KV_CACHE)
+    assert 0 < len(memo) and all(len(raw) <= 256 for raw in memo)
     monkeypatch.setattr(attribute_scan, "_KV_CACHE_LIMIT", 5)
-    attribute_scan._KV_CACHE.clear()
+    memo.clear()
     for _ in range(2):
         assert normalize(request, "p1") == reference
-        assert len(attribute_scan._KV_CACHE) <= 5  # cleared when full, refilled
+        assert len(memo) <= 5  # cleared when full, refilled
     monkeypatch.setattr(attribute_scan, "_KV_CACHE_MAX_BYTES", 0)
-    attribute_scan._KV_CACHE.clear()
-    assert normalize(request, "p1") == reference and not attribute_scan._KV_CACHE
+    memo.clear()
+    assert normalize(request, "p1") == reference and not memo
 
 
 def test_inline_first_spellings_are_the_tables_first_entries() -> None:

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 
 import inferwatch.redaction as shared
 from inferwatch_collector.auth import langfuse_pair, new_key
-from inferwatch_collector import redaction
 from inferwatch_collector.normalize import normalize
 from inferwatch_collector.otlp_decode import to_fast
 from inferwatch_collector.redaction import (

@@ -162,6 +162,7 @@ def test_the_phone_port_matches_presidios_phone_recognizer() -> None:
 @pytest.mark.parametrize("text", [
     "Test record: SSN 078-05-1120, backup 123-45-6789.",  # published sample numbers
     "Ping jane@corp.example or ops@build.internal today.",  # reserved / internal TLDs
+    "GET /users/jane@example.com/profile, then a/b/ops@example.org",  # an address after a path
 ])
 def test_the_deliberate_differences_and_presidio_compatible_mode(reference: Any, text: str) -> None:
     theirs = {(r.entity_type, r.start, r.end) for r in reference(text)}
@@ -170,6 +171,14 @@ def test_the_deliberate_differences_and_presidio_compatible_mode(reference: Any,
     assert strict == theirs
     assert default > theirs  # a superset: more is redacted, nothing less
     assert {e for e, _, _ in default - theirs} <= {"US_SSN", "EMAIL_ADDRESS"}
+
+
+def test_an_address_after_a_path_is_redacted_from_after_the_last_slash() -> None:
+    text = "GET /users/jane@example.com/profile"
+    assert DEFAULT_REDACTOR.redact(text, entities=["EMAIL_ADDRESS"]).text == "GET /users/<EMAIL_ADDRESS>/profile"
+    assert Redactor(presidio_compatible=True).redact(text, entities=["EMAIL_ADDRESS"]).text == text  # Presidio's
+    assert DEFAULT_REDACTOR.redact("see a/b/c@d and x/@example.com", entities=["EMAIL_ADDRESS"]).text == (
+        "see a/b/c@d and x/@example.com")  # no address after the slash: nothing
 
 
 # --- each entity -------------------------------------------------------------------------------------------------
@@ -508,15 +517,21 @@ def test_score_threshold_and_context_words() -> None:
 def _naive(text: str, strict: bool) -> dict[str, list[tuple[int, int, float]]]:
     """Presidio's PatternRecognizer loop, literally: every pattern's ``finditer`` over the whole text, then the
     validator. What each recognizer finds with its prefilters (masks, gates, anchored matching) must equal it.
-    ``strict``: Presidio's URL findings; else those without scheme that are dotted indexes are dropped."""
+    ``strict``: Presidio's URL and e-mail findings; else those without scheme that are dotted indexes are dropped,
+    and an e-mail address after a path is checked from after its last '/'."""
     import re as _re
 
     def spans(entity: str, found: Any) -> None:
         out.setdefault(entity, []).extend(found)
 
     out: dict[str, list[tuple[int, int, float]]] = {}
-    spans("EMAIL_ADDRESS", [(m.start(), m.end(), 1.0) for m in rd_recognizers._EMAIL.finditer(text)
-                            if rd.email_domain_valid(m.group(), reserved=not strict)])
+    for m in rd_recognizers._EMAIL.finditer(text):
+        if rd.email_domain_valid(m.group(), reserved=not strict):
+            spans("EMAIL_ADDRESS", [(m.start(), m.end(), 1.0)])
+        elif not strict and "/" in m.group().partition("@")[0]:  # the address after a path (not Presidio's)
+            after = rd_recognizers._EMAIL.match(text, m.start() + m.group().rfind("/", 0, m.group().index("@")) + 1)
+            if after is not None and rd.email_domain_valid(after.group(), reserved=True):
+                spans("EMAIL_ADDRESS", [(after.start(), after.end(), 1.0)])
     spans("URL", [(m.start(), m.end(), score) for i, (_, rx, score) in enumerate(rd_recognizers._url_compiled())
                   for m in rx.finditer(text) if strict or i in (0, 2) or not rd_recognizers._dotted_index(m.group(1))])
     spans("CRYPTO", [(m.start(), m.end(), 1.0) for m in rd_recognizers._CRYPTO.finditer(text)

@@ -277,6 +277,59 @@ def test_spans_without_content_are_sent_as_they_are(make_pipeline: Any) -> None:
     assert type(sent) is ReadableSpan and dict(sent.attributes or {}) == {sc.GEN_AI_REQUEST_MODEL: "m"}
 
 
+@pytest.mark.parametrize("capture", ["off", "redacted", "full"])
+def test_names_values_events_and_status_are_redacted_unless_capture_is_full(make_pipeline: Any,
+                                                                             capture: str) -> None:
+    exporter = InMemorySpanExporter()
+    p = make_pipeline(capture=capture, pipeline_kwargs={"exporter": exporter})
+    user_hash = "5e884898da28047151d0e56f8dc6292773603d0d6aabbdd62a11ef721d1542d8"
+    span = p.tracer.start_span(f"GET /users/{EMAIL}/profile", attributes={
+        "db.statement": "SELECT * FROM users WHERE ssn = '219-09-9999'", "app.key": SECRET,
+        "app.tags": ("vip", f"mail {EMAIL}"), "gen_ai.request.model": "anthropic.claude-3-haiku-20240307-v1:0",
+        sc.USER_HASH: user_hash, "app.count": 3})  # fmt: skip
+    span.record_exception(ValueError(f"no user {EMAIL} at https://example.com/u"))
+    span.set_status(trace.StatusCode.ERROR, f"failed for {EMAIL}")
+    span.end()
+    assert p.flush(5.0) is True
+    (sent,) = exporter.get_finished_spans()
+    attributes = dict(sent.attributes or {})
+    (event,) = sent.events
+    if capture == "full":  # the user chose to send PII: only content is handled
+        assert sent.name == f"GET /users/{EMAIL}/profile" and attributes["app.key"] == SECRET
+        return
+    assert sent.name == "GET /users/<EMAIL_ADDRESS>/profile"
+    assert attributes["db.statement"] == "SELECT * FROM users WHERE ssn = '<US_SSN>'"
+    assert attributes["app.key"] == "<OPENAI_API_KEY>" and attributes["app.tags"] == ("vip", "mail <EMAIL_ADDRESS>")
+    assert attributes["gen_ai.request.model"] == "anthropic.claude-3-haiku-20240307-v1:0"  # no URL in values
+    assert attributes[sc.USER_HASH] == user_hash and attributes["app.count"] == 3  # kept as they are
+    assert event.attributes["exception.message"] == "no user <EMAIL_ADDRESS> at <URL>"  # free text: every entity
+    assert EMAIL not in event.attributes["exception.stacktrace"]
+    assert sent.status.description == "failed for <EMAIL_ADDRESS>"
+
+
+def test_model_names_are_sent_as_they_are(make_pipeline: Any) -> None:
+    exporter = InMemorySpanExporter()
+    p = make_pipeline(capture="redacted", pipeline_kwargs={"exporter": exporter})
+    model = "claude-haiku-4-5-20251001"  # the phone recognizer reads 4-5-20251001 as a number
+    _end_span(p, f"chat {model} for {EMAIL}", {sc.GEN_AI_REQUEST_MODEL: model, sc.GEN_AI_RESPONSE_MODEL: model,
+                                               "app.model": model})
+    assert p.flush(5.0) is True
+    (sent,) = exporter.get_finished_spans()
+    assert sent.name == f"chat {model} for <EMAIL_ADDRESS>"
+    assert sent.attributes[sc.GEN_AI_REQUEST_MODEL] == sent.attributes[sc.GEN_AI_RESPONSE_MODEL] == model
+    assert sent.attributes["app.model"] == "claude-haiku-<PHONE_NUMBER>"  # any other key: redacted
+
+
+def test_a_span_with_nothing_to_redact_is_sent_as_it_is(make_pipeline: Any) -> None:
+    exporter = InMemorySpanExporter()
+    p = make_pipeline(capture="off", pipeline_kwargs={"exporter": exporter})
+    _end_span(p, attributes={sc.GEN_AI_REQUEST_MODEL: "gpt-4o", "n": 2})
+    _end_span(p, attributes={sc.GEN_AI_REQUEST_MODEL: "gpt-4o", "n": 2})  # the second from the memo
+    assert p.flush(5.0) is True
+    spans = exporter.get_finished_spans()
+    assert len(spans) == 2 and all(type(span) is ReadableSpan and span.name == "chat gpt-4o" for span in spans)
+
+
 def test_the_scrubbers_are_the_redaction_packages() -> None:
     """capture=redacted replaces PII and secrets, capture=full secrets only: both with the recognizers of
     ``inferwatch.redaction``, also for a custom redactor that cannot narrow itself to secrets."""
@@ -318,7 +371,10 @@ def test_a_raising_redactor_fails_closed(make_pipeline: Any) -> None:
 
     (span,) = exporter.get_finished_spans()  # the span still goes, without its text
     assert not CONTENT_ATTRIBUTES & dict(span.attributes or {}).keys()
-    assert p.stats()["internal_errors"]["telemetry.redact"] == 3
+    assert span.name == ""  # names and values too: dropped, never sent raw
+    assert {key: value for key, value in span.attributes.items() if value not in ("", True)} == {
+        sc.GEN_AI_OPERATION_NAME: "chat", sc.REDACTION_POLICY: "test-policy/1"}  # names of things are kept
+    assert p.stats()["internal_errors"]["telemetry.redact"] > 3
 
 
 class _RaisingExporter(SpanExporter):
@@ -579,7 +635,7 @@ def test_init_takes_the_hooks_and_exporters_publicly():
 
     def before_send(span):
         seen.append(span.name)
-        return None if span.name.startswith("drop") else span
+        return None if span.name.lower().startswith("drop") else span
 
     exporter, metrics = InMemorySpanExporter(), KeepingMetricExporter()
     inferwatch.shutdown()
@@ -593,7 +649,8 @@ def test_init_takes_the_hooks_and_exporters_publicly():
             call.usage(input_tokens=1, output_tokens=1)
         assert inferwatch.flush(5)
         (span,) = exporter.get_finished_spans()
-        assert len(seen) == 2 and span.name == seen[0]
+        assert len(seen) == 2 and span.name == seen[0] == "CHAT m"  # the name went through the redactor too,
+        # around its model name
         assert "SECRET WORDS" in str(span.attributes.get("gen_ai.input.messages"))
         assert inferwatch.stats()["dropped"].get("before_send") == 1
         assert metrics.batches  # the metric path used the given exporter

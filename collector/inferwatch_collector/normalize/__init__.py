@@ -23,6 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from ..conventions import SERVICE_NAME
 from ..otlp_decode import FastTraceRequest, MalformedPayload
 from ..redaction import DEFAULT_REDACTOR, Redactor
+from ..user_ids import UserHasher
 from .attributes import resource_attributes, scope_attributes
 from .batch import Batch, NormalizedBatch, Pricer
 from .limits import (
@@ -55,6 +56,7 @@ def normalize(
     retention_days: int = DEFAULT_RETENTION_DAYS,
     now_ns: int | None = None,
     price: Pricer | None = None,
+    user_hasher: UserHasher | None = None,
 ) -> NormalizedBatch:
     """Turn one OTLP trace request into rows. Never raises for a bad span.
 
@@ -62,14 +64,17 @@ def normalize(
     ``content_capture``: ``"redacted"`` stores redacted prompts/completions as prompt logs, ``"off"`` drops them.
     Spans starting more than ``retention_days`` before ``now_ns`` (default: the current time) or more than
     :data:`MAX_FUTURE_SECONDS` after it are rejected. ``price`` stamps each LLM call's cost columns (see
-    :data:`Pricer`); without it they stay zero and unflagged (the collector always passes one)."""
+    :data:`Pricer`); without it they stay zero and unflagged (the collector always passes one). Every text stored
+    outside prompt logs (attribute values, span names, status messages, label columns) goes through ``redactor``,
+    and user ids are hashed with ``user_hasher`` (the collector passes the deployment's; None: a process-wide
+    random key, so ids are never stored raw)."""
     if content_capture not in ("off", "redacted"):
         raise ValueError(f"content_capture must be 'off' or 'redacted', not {content_capture!r}")
     if retention_days < 1:
         raise ValueError(f"retention_days must be at least 1, not {retention_days!r}")
     batch = Batch(
         project_id, content_capture == "redacted", redactor, isinstance(request, FastTraceRequest),
-        time.time_ns() if now_ns is None else now_ns, retention_days, price,
+        time.time_ns() if now_ns is None else now_ns, retention_days, price, user_hasher,
     )  # fmt: skip
     errors = batch.errors
     rejected = 0
@@ -80,8 +85,8 @@ def normalize(
             resource = batch.read(resource_spans.resource.attributes)
         except MalformedPayload as exc:  # fast input only: every span of this resource is rejected
             resource, resource_problem = {}, f"resource {exc.message}"
-        service = as_str(resource.get(SERVICE_NAME)) or "unknown_service"
-        base = resource_attributes(resource)
+        service = batch.text(as_str(resource.get(SERVICE_NAME))) or "unknown_service"
+        base = resource_attributes(resource, batch.scrubber, batch.redactions)
         for scope_spans in resource_spans.scope_spans:
             scope_attrs = scope_attributes(base, scope_spans.scope)
             for span in scope_spans.spans:

@@ -8,8 +8,10 @@ from typing import Callable
 
 from ..redaction import Redactor
 from ..rows import LlmCallRow, PromptLogRow, SpanRow
+from ..user_ids import UserHasher
 from .attributes import read_fast, read_standard, scan_fast, scan_standard
 from .limits import MAX_ERRORS, MAX_FUTURE_SECONDS
+from .scrubber import scrubber_for
 
 #: Prices one LLM call for its row: ``price(model, provider, input_tokens, output_tokens, cache_read_tokens,
 #: cache_write_tokens, cache_write_1h_tokens, reasoning_tokens, usage_missing, cache_hit)`` with tokens in the
@@ -54,23 +56,28 @@ class Errors:
 
 
 class Batch:
-    """What every span of one normalize() call shares: options, readers for the input type, and the output."""
+    """What every span of one normalize() call shares: options, readers for the input type, and the output.
+    ``scrubber`` redacts (and hashes user ids in) every text stored outside prompt logs; ``text(s)`` is its
+    memoised redaction of one text, ``texts(tuple)`` of a row's text columns at once, counted."""
 
     __slots__ = (
-        "project_id", "capture", "redactor", "scan", "read", "oldest_ns", "newest_ns", "retention_days",
-        "llm_calls", "spans", "prompt_logs", "errors", "redactions", "price",
+        "project_id", "capture", "redactor", "scrubber", "scan", "read", "text", "texts", "oldest_ns", "newest_ns",
+        "retention_days", "llm_calls", "spans", "prompt_logs", "errors", "redactions", "price",
     )  # fmt: skip
 
     def __init__(self, project_id: str, capture: bool, redactor: Redactor, fast: bool, now_ns: int,
-                 retention_days: int, price: Pricer | None) -> None:  # fmt: skip
+                 retention_days: int, price: Pricer | None, hasher: UserHasher | None = None) -> None:  # fmt: skip
         self.project_id = project_id
         self.price = price
         self.capture = capture
         self.redactor = redactor
         self.redactions: dict[str, int] = {}
-        # scan(attributes, capture): free-text attributes are redacted with this batch's redactor and counted
-        self.scan = partial(scan_fast if fast else scan_standard, redactor=redactor, totals=self.redactions)
-        self.read = read_fast if fast else read_standard
+        self.scrubber = scrubber = scrubber_for(redactor, hasher)
+        # scan(attributes, capture): what the attributes map keeps is redacted or hashed, and counted
+        self.scan = partial(scan_fast if fast else scan_standard, scrubber=scrubber, totals=self.redactions)
+        self.read = partial(read_fast if fast else read_standard, scrubber=scrubber)
+        self.text = partial(scrubber.text, totals=self.redactions)
+        self.texts = partial(scrubber.texts, totals=self.redactions)
         self.oldest_ns = now_ns - retention_days * 86_400_000_000_000
         self.newest_ns = now_ns + MAX_FUTURE_SECONDS * 1_000_000_000
         self.retention_days = retention_days

@@ -30,6 +30,14 @@ Columns, besides usage (:mod:`.usage`) and streaming (:mod:`.streaming`):
 * ``cache_write_1h_tokens``: our SDK's ``inferwatch.usage.cache_creation_1h.input_tokens``, else the anthropic
   client's ``anthropic.usage.cache_creation.ephemeral_1h_input_tokens``; never more than the cache writes.
 * cost columns come from the batch's :data:`.batch.Pricer`; without one they stay 0 / ''.
+* ``user_hash``: our SDK's ``inferwatch.user.hash``, else the hash of the span's first user-id attribute
+  (``enduser.id``, ``user.id``, ``langfuse.user.id``, ...: :mod:`..user_ids`), so another library's calls are
+  found by user as well.
+* text columns that carry what the application or its instrumentation wrote (``span_name``, ``error_type``,
+  ``finish_reason``, ``feature``, ``prompt_template``, ``prompt_version``, ``experiment``, ``variant``) go through
+  the batch's redactor (memoised: they repeat), the call's model names in them excepted. Model, provider,
+  operation and response id are kept as sent: they name things (pricing and pairing read them) rather than quote
+  anyone.
 
 This runs for every LLM call: a column with alternative spellings reads its first spelling inline (the usual case)
 and looks at the others only when that one is absent; values are converted only when not already the right type.
@@ -48,6 +56,7 @@ from ..conventions import (
     RESPONSE_MODEL_KEYS, SERVER_ADDRESS, TRUNCATION_REASONS, canonical_provider, infer_provider,
 )  # fmt: skip
 from ..rows import LlmCallRow
+from .attributes import HASHED_USER_ID
 from .batch import Batch
 from .facts import SpanFacts
 from .streaming import stream_columns
@@ -77,6 +86,8 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
         error_type = "_OTHER"  # the GenAI conventions' fallback value for error.type
     (provider, request_model, response_model, response_id, template, version, feature, experiment, variant,
      user_hash) = _labels(attrs, is_error)  # fmt: skip
+    if not user_hash:
+        user_hash = get(HASHED_USER_ID, "")
     input_tokens, output_tokens, cache_read, cache_write, reasoning, no_usage, invalid = usage_columns(
         attrs, provider
     )
@@ -115,6 +126,9 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
 
     start_ns = facts.start_ns
     end_ns = facts.end_ns
+    span_name, finish, error_type, feature, template, version, experiment, variant = batch.scrubber.texts(
+        (facts.span.name, finish, error_type, feature, template, version, experiment, variant), batch.redactions,
+        (request_model, response_model))
     # Column order of rows.LlmCallRow (tuple.__new__ skips the keyword parsing of this wide NamedTuple); the
     # whole-row tests build their expectations by keyword, so a reordered rows.py fails them.
     return _new_row(
@@ -128,7 +142,7 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
             facts.parent_span_id,  # parent_span_id
             response_id,  # response_id
             facts.service,  # service_name
-            facts.span.name,  # span_name
+            span_name,  # span_name
             model,  # model
             request_model,  # request_model
             response_model,  # response_model

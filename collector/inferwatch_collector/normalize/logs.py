@@ -15,9 +15,11 @@ completions as log records, not span attributes. A record's event name is its ``
 The events of one span (same ``trace_id``/``span_id``) in one request become one :class:`PromptLogRow`, built and
 redacted by the span path's own code (:func:`.content.content_row`): input messages as ``gen_ai.input.messages``,
 choices as ``gen_ai.output.messages``. Finish reasons are returned per ``(trace_id hex, span_id hex)`` for whoever
-can patch the span's LLM call. Everything else is counted: other records (not ``gen_ai.*`` events) are dropped
-(``not_genai``), GenAI events without a span id cannot be joined (``no_span``), content with capture off is dropped
-(``content_capture_off``), events without content (an emitter with capture off) give nothing (``no_content``).
+can patch the span's LLM call (redacted like every text stored outside prompt logs). Nothing else of a record is
+stored: its other attributes and its body are read, never kept. Every record is counted: other records (not
+``gen_ai.*`` events) are dropped (``not_genai``), GenAI events without a span id cannot be joined (``no_span``),
+content with capture off is dropped (``content_capture_off``), events without content (an emitter with capture off)
+give nothing (``no_content``).
 A record with ids of the wrong length, or a time outside the retention window, is rejected (``rejected``, with a
 message). Pure: no I/O, never raises for a bad record.
 """
@@ -37,6 +39,7 @@ from ..otlp_decode import any_value_to_python
 from ..redaction import DEFAULT_REDACTOR, Redactor
 from ..rows import PromptLogRow
 from .attributes import scan_standard
+from .scrubber import Scrubber, scrubber_for
 from .batch import Errors
 from .content import Found, content_row
 from .limits import DEFAULT_RETENTION_DAYS, MAX_FUTURE_SECONDS
@@ -115,6 +118,7 @@ def normalize_logs(
     reasons: FinishReasons = {}
     dropped: Counter[str] = Counter()
     errors = Errors()
+    scrubber = scrubber_for(redactor)
     received = rejected = 0
     for resource_logs in request.resource_logs:
         for scope_logs in resource_logs.scope_logs:
@@ -137,7 +141,7 @@ def normalize_logs(
                     continue
                 key = (trace_id.hex(), span_id.hex())
                 try:
-                    had_content = _read_event(name, record, key, spans, reasons, ts, capture)
+                    had_content = _read_event(name, record, key, spans, reasons, ts, capture, scrubber)
                 except Exception as exc:  # an input we did not foresee: lose the record, not the request
                     rejected += 1
                     errors.add(f"log record {index}: could not be read: {type(exc).__name__}: {exc}")
@@ -145,6 +149,7 @@ def normalize_logs(
                 if not had_content:
                     dropped["content_capture_off" if not capture else "no_content"] += 1
     redactions: dict[str, int] = {}
+    reasons = {key: scrubber.text(reason, redactions) for key, reason in reasons.items()}  # they patch llm_calls
     rows, stored = [], 0
     for (trace_hex, span_hex), content in spans.items():
         row = content_row(_found(content), project_id, content.start_ns, trace_hex, span_hex, content.model, "",
@@ -177,10 +182,10 @@ def _problem(trace_id: bytes, span_id: bytes, ts: int, oldest: int, newest: int)
 
 
 def _read_event(name: str, record: Any, key: tuple[str, str], spans: dict[tuple[str, str], _SpanContent],
-                reasons: FinishReasons, ts: int, capture: bool) -> bool:
+                reasons: FinishReasons, ts: int, capture: bool, scrubber: Scrubber) -> bool:
     """Gather one GenAI event into its span's content and finish reason; True when it carried content that was
     kept."""
-    attrs, _, found = scan_standard(record.attributes, capture)
+    attrs, _, found = scan_standard(record.attributes, capture, scrubber)
     body = any_value_to_python(record.body)
     if name == CHOICE_EVENT:
         reason = finish_reason(body.get("finish_reason")) if isinstance(body, dict) else ""

@@ -31,7 +31,8 @@ past its limit (128), so the first one kept is then not the first chunk.
 
 Another span's ``operation`` is ``gen_ai.operation.name``, or its OpenInference/Langfuse/Traceloop kind mapped to
 one (TOOL → ``execute_tool``, RETRIEVER → ``retrieval``, AGENT → ``invoke_agent``, workflow →
-``invoke_workflow``); its ``status_message`` goes through the redactor (error texts quote user input).
+``invoke_workflow``). Its name (its model name excepted), operation and ``status_message`` go through the batch's
+redactor, like every attribute value (:mod:`.attributes`): names and error texts can quote user input.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ from .attributes import add_column_keys, with_scope
 from .batch import Batch
 from .content import Found, prompt_log_row
 from .facts import SpanFacts
-from .limits import MAX_ATTRIBUTE_CHARS, MAX_ATTRIBUTES, MAX_DURATION_NS, MAX_FUTURE_SECONDS
+from .limits import MAX_ATTRIBUTES, MAX_DURATION_NS, MAX_FUTURE_SECONDS
 from .llm_call import llm_call_row
 from .values import as_float, as_str, first, first_str
 
@@ -88,7 +89,7 @@ def convert(span: Any, index: int, service: str, scope_attrs: dict[str, str], ba
     else:
         is_llm, operation = _classify(attrs, span, scope_attrs)
     if not is_llm:
-        add_column_keys(attrs, attributes)
+        add_column_keys(attrs, attributes, batch.scrubber, batch.redactions)
     exception_type = first_token_ns = None
     if span.events:
         exception_type, first_token_ns, found = _read_events(span, start_ns, found, batch)
@@ -195,9 +196,11 @@ def _span_row(facts: SpanFacts, batch: Batch) -> SpanRow:
     code = span.status.code
     message = span.status.message
     if message:
-        message = batch.redactor.redact(message[:MAX_ATTRIBUTE_CHARS]).text
+        message = batch.scrubber.free_text(message, batch.redactions)
     start_ns = facts.start_ns
     end_ns = facts.end_ns
+    model = first_str(facts.attrs.get, ANY_MODEL_KEYS)
+    name, operation = batch.texts((span.name, facts.operation), keep=(model,) if model else ())
     return _new_row(
         SpanRow,
         (
@@ -208,9 +211,9 @@ def _span_row(facts: SpanFacts, batch: Batch) -> SpanRow:
             facts.span_id,  # span_id
             facts.parent_span_id,  # parent_span_id
             facts.service,  # service_name
-            span.name,  # name
+            name,  # name
             _SPAN_KINDS[span.kind] if 0 <= span.kind < len(_SPAN_KINDS) else "unspecified",  # kind
-            facts.operation,  # operation
+            operation,  # operation
             _STATUS[code] if 0 <= code < 3 else "unset",  # status
             message,  # status_message
             (end_ns - start_ns) / 1e6,  # duration_ms

@@ -71,6 +71,8 @@ Four deliberate differences, two of them privacy first (``Redactor(presidio_comp
   they are redacted here (they identify nobody, but a prompt holding one is usually a test of exactly this).
 * E-mail: Presidio drops an address whose domain does not end in a public suffix; addresses under reserved and
   internal TLDs (:data:`RESERVED_TLDS`: ``jane@corp.example``, ``ops@build.internal``) are redacted here.
+  An address after a path (``GET /users/jane@example.com/profile``), which Presidio's check reads as the URL
+  ``users/jane@example.com`` and drops, is checked from after the path's last ``/`` and redacted.
 * URL: a match without scheme with a label of one or two digits after its first is a dotted path with an index,
   not a host (``items.0.name``; ``contents.0.me`` in the flattened key ``message.contents.0.message_content``),
   and is left alone; hosts with a numeric label (``mail.163.com``) and every URL with a scheme are still found.

@@ -64,6 +64,13 @@ def _emails(scan: _Scan, strict: bool) -> list[_R]:
             if m is not None:
                 if email_domain_valid(m.group(), reserved=not strict):
                     out.append(_R("EMAIL_ADDRESS", m.start(), m.end(), 1.0, "email"))
+                elif not strict and "/" in text[m.start():at]:
+                    # a path before the address ("GET /users/jane@example.com"): Presidio's check reads
+                    # "users/jane@example.com" as a URL and drops it; the address after the last '/' is checked
+                    after = _EMAIL.match(text, text.rfind("/", m.start(), at) + 1)
+                    if after is not None and email_domain_valid(after.group(), reserved=True):
+                        out.append(_R("EMAIL_ADDRESS", after.start(), after.end(), 1.0, "email"))
+                        m = after
                 pos = m.end()
                 break
         else:
