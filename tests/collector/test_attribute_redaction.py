@@ -33,6 +33,7 @@ from inferwatch_server.app import create_app
 from tests.helpers import payloads as P
 from tests.helpers.genai_logs import Emitter, record_events
 from tests.helpers.keys import Keys
+from tests.helpers.metrics import scrape
 from tests.helpers.redaction_corpus import corpus
 
 EMAIL = "alice@example.com"
@@ -116,7 +117,7 @@ def test_planted_values_reach_no_table_and_no_read_answer(keyed_client, store, k
     names = sorted(name for (name,) in store.query(
         "SELECT span_name FROM llm_calls UNION ALL SELECT name FROM spans").result_rows)  # fmt: skip
     assert names == ["GET /users/<EMAIL_ADDRESS>/profile", "chat for <EMAIL_ADDRESS>"]
-    assert 'inferwatch_redactions_total{entity="US_SSN"}' in keyed_client.get("/metrics").text
+    assert 'inferwatch_redactions_total{entity="US_SSN"}' in scrape(keyed_client)
 
 
 def test_user_ids_are_stored_as_the_sdks_hash_and_fill_user_hash(keyed_client, store, keys: Keys) -> None:

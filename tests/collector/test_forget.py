@@ -16,7 +16,6 @@ from inferwatch_collector.rows import (LLM_CALL_COLUMNS, PROMPT_LOG_COLUMNS, SPA
 from tests.helpers.keys import Keys
 from tests.helpers.db_scan import places_holding
 from tests.helpers.factories import llm_call
-from tests.helpers.user_hash import TestHasher
 
 ALICE = "a1" * 32
 BOB = "b0" * 32
@@ -179,6 +178,26 @@ def test_forget_cli(store, settings, capsys) -> None:
     args = parser.parse_args(["--data-dir", str(settings.data_dir), "forget", "--project", "p1",
                               "--user-hash", "alice"])
     assert args.func(args) == 2
+
+
+def test_forget_cli_takes_a_raw_user_id_and_never_prints_it(store, settings, capsys, monkeypatch) -> None:
+    import argparse
+
+    from inferwatch_collector.user_ids import UserHasher
+    from inferwatch_server.cli import forget as forget_cli
+
+    monkeypatch.setenv("INFERWATCH_USER_HASH_KEY", "cli-test-key")
+    raw = "bob.cli@example.com"
+    bob = UserHasher(b"cli-test-key").hash(raw)
+    _insert_calls(store, [llm_call("p1", trace_id="b" * 32, span_id="2" * 16, user_hash=bob, start_time=NOW_US)])
+    store.close()  # chDB: one open directory per process; the command opens its own
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir")
+    forget_cli.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["--data-dir", str(settings.data_dir), "forget", "--project", "p1", "--user-id", raw])
+    assert args.func(args) == 0
+    out = capsys.readouterr().out
+    assert f"user {bob}: 1 calls in 1 traces" in out and raw not in out
 
 
 def test_project_retention_deletes_only_that_projects_old_rows(store) -> None:
@@ -353,18 +372,14 @@ def test_forget_deletes_budgets_on_the_user_and_takes_the_hash_out_of_their_aler
 
 
 def test_forget_api_takes_a_raw_user_id_hashes_it_and_never_keeps_it(store, keys: Keys, client, caplog) -> None:
-    hasher = TestHasher(b"k" * 32)
     raw = "alice.raw-id@example.com"
-    alice = hasher.hash(raw)
+    alice = client.app.state.user_hasher.hash(raw)  # the deployment's key, as ingest hashes enduser.id
     _insert_calls(store, [llm_call("p1", trace_id="a" * 32, span_id="1" * 16, user_hash=alice, start_time=NOW_US)])
     admin = Keys.header(keys.admin)
-    refused = client.post("/api/v1/forget", json={"user_id": raw}, headers=admin)
-    assert refused.status_code == 422 and "user_id" in refused.json()["error"]  # no key to hash it with here
     for body in ({"user_id": raw, "user_hash": alice}, {}, {"user_id": ""}):
         response = client.post("/api/v1/forget", json=body, headers=admin)
         assert response.status_code == 422, body
         assert raw not in response.text
-    client.app.state.user_hasher = hasher
     with caplog.at_level("DEBUG"):
         response = client.post("/api/v1/forget", json={"user_id": raw}, headers=admin)
     assert response.status_code == 200, response.text

@@ -32,7 +32,6 @@ from tests.helpers.db_scan import places_holding
 from tests.helpers.keys import Keys
 from tests.helpers.pii_plant import NEEDLES, PLANTED, RAW_USER_ID, blob, plant, post_all, sources
 from tests.helpers.routes import app_routes, build_url, path_params
-from tests.helpers.user_hash import user_hasher
 
 PLANTED_VALUES = [*NEEDLES, RAW_USER_ID]
 
@@ -80,7 +79,7 @@ def _read_routes_showing(client: TestClient, read_key: str, traces: set[str], va
 
 def test_planted_pii_reaches_no_table_and_no_read_route_and_forget_removes_the_user(
         client: TestClient, store: Any, keys: Keys) -> None:
-    hasher = user_hasher(client.app)
+    hasher = client.app.state.user_hasher
     user_hash = hasher.hash(RAW_USER_ID)  # what ingest and the SDK store for the user (one shared key)
     traces = _ingest_everything(client, keys, user_hash)
     assert len(traces) >= 8
@@ -101,7 +100,7 @@ def test_planted_pii_reaches_no_table_and_no_read_route_and_forget_removes_the_u
 
 
 def test_forget_leaves_nothing_of_the_user_anywhere(client: TestClient, store: Any, keys: Keys) -> None:
-    user_hash = user_hasher(client.app).hash(RAW_USER_ID)
+    user_hash = client.app.state.user_hasher.hash(RAW_USER_ID)
     traces = _ingest_everything(client, keys, user_hash, hash_in_attributes=True)
     before = places_holding(store, [user_hash])
     for place in ("spans.attributes", "llm_calls.attributes", "llm_calls.user_hash", "feedback.user_hash",

@@ -10,7 +10,6 @@ never logged, stored or echoed (the answer names the hash only).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
@@ -40,26 +39,17 @@ class ForgetIn(BaseModel):
         return self
 
 
-def hash_user_id_for(request: Request) -> Callable[[str], str]:
-    """The deployment's user-id hasher (``request.app.state.user_hasher.hash``); a 422 naming ``user_id`` when
-    the collector has none (no user-hash key configured), so the caller knows to send ``user_hash``."""
-    hasher = getattr(request.app.state, "user_hasher", None)
-    if hasher is None:
-        raise HTTPException(422, "user_id: this collector has no user-hash key (INFERWATCH_USER_HASH_KEY) to hash "
-                                 "it with; send user_hash instead")
-    return hasher.hash
-
-
 @router.post(
     "/forget",
     summary="Forget a user: delete their prompt logs, scrub their spans and calls, blank their feedback (admin)",
     responses={401: {"description": "missing/invalid key"}, 403: {"description": "key lacks admin scope"},
-               422: {"description": "user_hash is not a hex hash, or user_id cannot be hashed here"},
+               422: {"description": "user_hash is not a hex hash, or neither or both of user_hash and user_id"},
                503: {"description": "database unavailable; retry (the request is idempotent)"}},
 )
 async def forget_user(body: ForgetIn, request: Request, principal: AdminPrincipal, store: StoreDep,
                       settings: SettingsDep) -> dict[str, Any]:
-    user_hash = body.user_hash if body.user_id is None else hash_user_id_for(request)(body.user_id)
+    # The collector's hasher (user_ids.UserHasher, built at start-up): the value ingest stores for enduser.id & co.
+    user_hash = body.user_hash if body.user_id is None else request.app.state.user_hasher.hash(body.user_id)
 
     def run() -> Any:
         target = None if settings.embedded else target_for(settings, store)  # sharded: mutate the _local tables

@@ -1,4 +1,4 @@
-"""``inferwatch-server forget --project P --user-hash H``: a user's data request (erasure).
+"""``inferwatch-server forget --project P (--user-hash H | --user-id ID)``: a user's data request (erasure).
 
 The deletion is :mod:`inferwatch_collector.forget`; this module parses and prints.
 """
@@ -21,19 +21,26 @@ def register(subparsers: Any) -> None:
                     "(tokens, latency, cost) are kept. Prints what changed per table. Idempotent: running it "
                     "again changes nothing.")
     parser.add_argument("--project", required=True, help="project id")
-    parser.add_argument("--user-hash", required=True, help="the user's hash (hex), as the SDK sends it")
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--user-hash", help="the user's hash (hex), as the SDK sends it")
+    who.add_argument("--user-id", help="the user's raw id (as apps put it in enduser.id): hashed with the "
+                                       "deployment's user-hash key, never stored or printed")
     parser.set_defaults(func=cmd_forget)
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
     from inferwatch_collector.forget import ForgetError, forget
     from inferwatch_collector.migrations import target_for
+    from inferwatch_collector.user_ids import UserHasher, load_user_hash_key
 
     settings = settings_from(args)
     store = open_store(settings)
     try:
         target = None if settings.embedded else target_for(settings, store)
-        result = forget(store, args.project, args.user_hash, target=target)
+        user_hash = args.user_hash
+        if user_hash is None:
+            user_hash = UserHasher(load_user_hash_key(settings, store)).hash(args.user_id)
+        result = forget(store, args.project, user_hash, target=target)
     except ForgetError as exc:
         print(f"error: {exc}")
         return 2
