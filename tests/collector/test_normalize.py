@@ -814,6 +814,13 @@ def test_odd_attribute_shapes_never_raise() -> None:
     assert row.attributes["empty"] == "[]" and row.attributes["unset"] == ""
 
 
+def test_counts_beyond_their_columns_are_capped_not_a_failed_insert() -> None:
+    # Found by the numeric fuzz: 70,000 tool calls overflowed UInt16 and failed the held calls' insert.
+    row = one_call(P.otel_genai_span(**{"inferwatch.tool_calls": 70_000, "inferwatch.tool_call_failures": 2**40,
+                                        "inferwatch.response.chars": 2**63 - 1}))
+    assert (row.tool_calls, row.tool_call_failures, row.response_chars) == (65_535, 65_535, 4_294_967_295)
+
+
 _ANY_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats() | st.text(max_size=30)
     | st.binary(max_size=8),

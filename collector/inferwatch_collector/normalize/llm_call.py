@@ -109,7 +109,7 @@ def llm_call_row(facts: SpanFacts, batch: Batch) -> LlmCallRow:
     if cache_write_1h is None:
         cache_write_1h = first(attrs, CACHE_WRITE_1H_KEYS) if cache_write else 0
     if type(cache_write_1h) is not int or cache_write_1h < 0:
-        cache_write_1h = _nonnegative(cache_write_1h)
+        cache_write_1h = _count(cache_write_1h, _UINT32)
     if cache_write_1h > cache_write:
         cache_write_1h = cache_write
     cache_hit = get(sc.CACHE_HIT)
@@ -281,17 +281,22 @@ def _response_columns(attrs: dict[str, Any], attributes: dict[str, str],
     if empty is None:
         empty = empty_by_usage
     tool_calls = get(sc.TOOL_CALLS, 0)
-    if type(tool_calls) is not int or tool_calls < 0:
-        tool_calls = _nonnegative(tool_calls)
+    if type(tool_calls) is not int or not 0 <= tool_calls <= _UINT16:
+        tool_calls = _count(tool_calls, _UINT16)
     tool_call_failures = get(sc.TOOL_CALL_FAILURES, 0)
-    if type(tool_call_failures) is not int or tool_call_failures < 0:
-        tool_call_failures = _nonnegative(tool_call_failures)
+    if type(tool_call_failures) is not int or not 0 <= tool_call_failures <= _UINT16:
+        tool_call_failures = _count(tool_call_failures, _UINT16)
     response_chars = get(sc.RESPONSE_CHARS, 0)
-    if type(response_chars) is not int or response_chars < 0:
-        response_chars = _nonnegative(response_chars)
+    if type(response_chars) is not int or not 0 <= response_chars <= _UINT32:
+        response_chars = _count(response_chars, _UINT32)
     return finish, truncated, refusal, empty, tool_calls, tool_call_failures, response_chars
 
 
-def _nonnegative(value: Any) -> int:
+_UINT16 = 65_535  # tool_calls, tool_call_failures
+_UINT32 = 4_294_967_295  # response_chars
+
+
+def _count(value: Any, top: int) -> int:
+    """A count as its column holds it: not a number or negative → 0, above the column's range → ``top``."""
     number = as_int(value) if value is not None else None
-    return number if number is not None and number >= 0 else 0
+    return min(number, top) if number is not None and number >= 0 else 0
