@@ -106,18 +106,19 @@ openai_keys = st.builds(
 
 
 def _planted(seed: int) -> dict[str, str]:
-    """An IP address, an IBAN, a wallet and a secret with the words that lead it (``lead``, not itself PII), drawn
+    """An IP address, an IBAN, a wallet and a secret with the words around it (``lead``, ``tail``: not PII), drawn
     by the redaction corpus's generator from ``seed`` (hypothesis draws the seed, and shrinks it)."""
     draw = _Gen(random.Random(seed))
-    _, lead, secret = draw.secret()
-    return {"ip": draw.ip(), "iban": draw.iban(), "crypto": draw.crypto(), "secret": secret, "lead": lead}
+    _, lead, secret, tail = draw.secret()
+    return {"ip": draw.ip(), "iban": draw.iban(), "crypto": draw.crypto(), "secret": secret, "lead": lead,
+            "tail": tail}
 
 
 pii_sets = st.builds(lambda fixed, planted: {**fixed, **planted},
                      st.fixed_dictionaries({"email": emails, "phone": phones, "ssn": ssns, "card": cards,
                                             "key": openai_keys}),
                      st.integers(0, 2**32 - 1).map(_planted))
-NOT_PII = frozenset({"lead"})
+NOT_PII = frozenset({"lead", "tail"})
 
 
 @settings(max_examples=30, deadline=None)
@@ -200,7 +201,7 @@ def pii_prompt(values: dict[str, str]) -> str:
     """Some values after a line break or a tab: escaped in the captured JSON (``\\n``), where they once hid."""
     return (f"Contact {values['email']} or call\n{values['phone']}. SSN\n{values['ssn']}, "
             f"card\t{values['card']}, api key\n{values['key']}. From\r\n{values['ip']}, IBAN {values['iban']}, "
-            f"wallet\n{values['crypto']};\n{values['lead']}{values['secret']} Summarise.")
+            f"wallet\n{values['crypto']};\n{values['lead']}{values['secret']}{values['tail']} Summarise.")
 
 
 @pytest.mark.slow
