@@ -13,40 +13,17 @@ difference is reported at once, so one run tells the whole story of a library.
 
 from __future__ import annotations
 
-import base64
-import time
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from inferwatch_collector import auth
-
 from tests.helpers.conformance import (PLANTED_PII, conformance_problems, expected, fixtures, load, pii_leaks,
-                                       planted_pii, redacted_log_problems, requests_of, settle, trace_ids)
+                                       planted_pii, post_all, redacted_log_problems, settle, trace_ids)
 from tests.helpers.keys import Keys
 
-LANGFUSE_PATH = "/api/public/otel/v1/traces"
 CASES = fixtures()
 PII_CASES = [(slug, scenario) for slug, scenario in CASES if scenario == "pii_content"]
-
-
-def _auth_header(path: str, ingest_key: str) -> str:
-    """Bearer for OTLP paths; for Langfuse's path, Basic with the key's Langfuse-style pair."""
-    if path != LANGFUSE_PATH:
-        return f"Bearer {ingest_key}"
-    public, secret = auth.langfuse_pair(ingest_key)
-    return "Basic " + base64.b64encode(f"{public}:{secret}".encode()).decode()
-
-
-def _post_all(client: TestClient, fixture: dict[str, Any], ingest_key: str) -> list[str]:
-    problems = []
-    for path, headers, body in requests_of(fixture, time.time_ns()):
-        headers = {**headers, "Authorization": _auth_header(path, ingest_key)}
-        response = client.post(path, content=body, headers=headers)
-        if response.status_code != 200:
-            problems.append(f"POST {path} answered {response.status_code}: {response.text[:200]}")
-    return problems
 
 
 @pytest.mark.parametrize(("slug", "scenario"), CASES, ids=[f"{slug}/{scenario}" for slug, scenario in CASES])
@@ -57,7 +34,7 @@ def test_recorded_library_lands_one_right_row_per_provider_request(unsettled_cli
     wanted = expected(slug, scenario)
     assert len(wanted) == fixture["provider_requests"], "the expected file must have one entry per request"
 
-    problems = _post_all(client, fixture, keys.ingest)
+    problems = post_all(client, fixture, keys.ingest)
     settle(client.app)
     traces = trace_ids(fixture)
     problems.extend(conformance_problems(store, traces, wanted, fixture["provider_requests"]))
@@ -72,7 +49,7 @@ def test_recorded_content_lands_redacted_in_the_prompt_log(unsettled_client: Tes
     fixture = load(slug, scenario)
     assert planted_pii(fixture) == list(PLANTED_PII), "the library must have sent the planted PII"
 
-    assert not _post_all(unsettled_client, fixture, keys.ingest)
+    assert not post_all(unsettled_client, fixture, keys.ingest)
     settle(unsettled_client.app)
 
     problems = redacted_log_problems(store, trace_ids(fixture))

@@ -30,7 +30,8 @@ from fastapi.testclient import TestClient
 from tests.helpers.conformance import trace_ids
 from tests.helpers.db_scan import places_holding
 from tests.helpers.keys import Keys
-from tests.helpers.pii_plant import NEEDLES, PLANTED, RAW_USER_ID, blob, plant, post_all, sources
+from tests.helpers.conformance import post_all
+from tests.helpers.pii_plant import NEEDLES, PLANTED, RAW_USER_ID, blob, plant, sources
 from tests.helpers.routes import app_routes, build_url, path_params
 
 PLANTED_VALUES = [*NEEDLES, RAW_USER_ID]

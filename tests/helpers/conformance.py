@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,8 @@ from typing import Any
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from tests.helpers.db_scan import texts
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "conformance"
 EXPECTED_SUFFIX = ".expected.json"
@@ -252,18 +253,6 @@ def planted_pii(fixture: dict[str, Any]) -> list[str]:
     return [text for text in PLANTED_PII if text in sent]
 
 
-def _texts(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from _texts(key)
-            yield from _texts(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _texts(item)
-
-
 def pii_leaks(store: Any, traces: set[str], planted: list[str]) -> list[str]:
     """Every stored place (table, column) of ``traces`` where a ``planted`` string survives: any text column of
     ``llm_calls``, ``spans`` and ``prompt_logs`` (names, attributes, status messages, prompts, completions)."""
@@ -274,7 +263,7 @@ def pii_leaks(store: Any, traces: set[str], planted: list[str]) -> list[str]:
         for row in result.result_rows:
             for column, value in zip(result.column_names, row):
                 for text in planted:
-                    if any(text in found for found in _texts(value)):
+                    if any(text in found for found in texts(value)):
                         leaks.append(f"{table}.{column} holds {text!r}")
     return sorted(set(leaks))
 
@@ -288,3 +277,30 @@ def redacted_log_problems(store: Any, traces: set[str]) -> list[str]:
     prompt = "".join(log[1] for log in logs)
     missing = [placeholder for placeholder in PII_PLACEHOLDERS if placeholder not in prompt]
     return [f"the prompt log lacks {missing}: {prompt[:400]!r}"] if missing else []
+
+
+# --- sending ----------------------------------------------------------------------------------------------------
+LANGFUSE_PATH = "/api/public/otel/v1/traces"
+
+
+def auth_header(path: str, ingest_key: str) -> str:
+    """Bearer for OTLP paths; for Langfuse's path, Basic with the key's Langfuse-style pair."""
+    from inferwatch_collector import auth
+
+    if path != LANGFUSE_PATH:
+        return f"Bearer {ingest_key}"
+    public, secret = auth.langfuse_pair(ingest_key)
+    return "Basic " + base64.b64encode(f"{public}:{secret}".encode()).decode()
+
+
+def post_all(client: Any, recording: dict[str, Any], ingest_key: str) -> list[str]:
+    """POST every request of ``recording`` as its library did (timestamps moved to now); the failures."""
+    import time
+
+    problems = []
+    for path, headers, body in requests_of(recording, time.time_ns()):
+        headers = {**headers, "Authorization": auth_header(path, ingest_key)}
+        response = client.post(path, content=body, headers=headers)
+        if response.status_code != 200:
+            problems.append(f"POST {path} answered {response.status_code}: {response.text[:200]}")
+    return problems

@@ -171,34 +171,3 @@ def sources(user_hash: str) -> dict[str, dict[str, Any]]:
     out["vercel-ai"] = _vercel()
     out["inferwatch-sdk"] = _our_sdk(user_hash)
     return out
-
-
-# --- sending ----------------------------------------------------------------------------------------------------
-LANGFUSE_PATH = "/api/public/otel/v1/traces"
-
-
-def auth_header(path: str, ingest_key: str) -> str:
-    """Bearer for OTLP paths; for Langfuse's path, Basic with the key's Langfuse-style pair."""
-    import base64
-
-    from inferwatch_collector import auth
-
-    if path != LANGFUSE_PATH:
-        return f"Bearer {ingest_key}"
-    public, secret = auth.langfuse_pair(ingest_key)
-    return "Basic " + base64.b64encode(f"{public}:{secret}".encode()).decode()
-
-
-def post_all(client: Any, recording: dict[str, Any], ingest_key: str) -> list[str]:
-    """POST every request of ``recording`` as its library did (timestamps moved to now); the failures."""
-    import time
-
-    from tests.helpers.conformance import requests_of
-
-    problems = []
-    for path, headers, body in requests_of(recording, time.time_ns()):
-        headers = {**headers, "Authorization": auth_header(path, ingest_key)}
-        response = client.post(path, content=body, headers=headers)
-        if response.status_code != 200:
-            problems.append(f"POST {path} answered {response.status_code}: {response.text[:200]}")
-    return problems
