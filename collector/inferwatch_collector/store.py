@@ -48,13 +48,28 @@ def _import_engine() -> None:
             del sys.modules["pyarrow"]
 
 
+#: The embedded engine's caches that ClickHouse sizes for a dedicated server (1-5 GiB each by default), capped at
+#: ``chdb_cache_mib`` each; they fill only as queries read parts, so this bounds the collector under query load.
+#: The uncompressed cache is already off by default.
+CAPPED_CACHES = ("mark_cache_size", "primary_index_cache_size", "index_mark_cache_size",
+                 "text_index_header_cache_size", "text_index_postings_cache_size", "text_index_tokens_cache_size",
+                 "vector_similarity_index_cache_size")
+
+
+def engine_options(settings: Settings) -> dict[str, int]:
+    """Server settings of the embedded engine, applied when a process first opens it (chDB's connection
+    string)."""
+    return {name: settings.chdb_cache_mib * 1024 * 1024 for name in CAPPED_CACHES}
+
+
 def _open_client(settings: Settings, database: str | None) -> Client:
     skip_dataframe_libraries()
     if settings.embedded:
         path = private_directory(Path(settings.data_dir).expanduser().resolve())
         _import_engine()
         try:
-            return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database or "")
+            return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database or "",
+                                                 chdb_options=engine_options(settings))
         except Exception as exc:  # chDB raises ProgrammingError with the engine's text inside
             text = str(exc)
             if "Cannot lock file" in text or "already running" in text:

@@ -3,8 +3,7 @@
 The idle footprint (``bench/footprint.py``) depends on it: numpy and scipy belong to the A/B analysis (loaded when
 it runs), pandas, numpy and pyarrow to clickhouse-connect's and chDB's DataFrame and Arrow APIs (never used),
 Streamlit and Plotly to the dashboard's own process, spaCy, Presidio and Playwright to tests only. An ingest
-worker holds the decode/normalise/encode pipeline, not the HTTP app, the settings or the database engine. And the
-chDB library pages that only the start touched are given back (:mod:`inferwatch_collector.library_pages`).
+worker holds the decode/normalise/encode pipeline, not the HTTP app, the settings or the database engine.
 """
 
 from __future__ import annotations
@@ -18,13 +17,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from inferwatch_collector.library_pages import CHDB_LIBRARY, read_only_mappings, release_library_pages
-from inferwatch_collector.rows import LLM_CALL_COLUMNS
-from inferwatch_collector.store import Store
 
 from tests.helpers import payloads
 from tests.helpers.collector_process import collector_process
-from tests.helpers.factories import llm_call
 from tests.helpers.keys import Keys
 
 #: Never in a collector process nor an ingest worker, whatever it has served.
@@ -119,19 +114,3 @@ def test_a_collector_process_tree_maps_no_heavy_native_library(tmp_path: Path) -
     assert len(tree) >= 3  # the collector and its two workers (and multiprocessing's resource tracker)
     assert "chdb" in mapped[collector.pid]
     assert {pid: found & HEAVY for pid, found in mapped.items()} == {pid: set() for pid in tree}
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="madvise(MADV_PAGEOUT) is Linux's")
-def test_the_engines_start_up_pages_are_released_and_it_keeps_working(store: Store) -> None:
-    mappings = read_only_mappings(CHDB_LIBRARY)
-    assert mappings and all(start < end for start, end in mappings)
-    with open("/proc/self/maps") as f:
-        writable = [line for line in f if line.rstrip().endswith(CHDB_LIBRARY) and line.split()[1][1] == "w"]
-    assert writable  # the library has writable mappings too, and they are not among those released
-    assert not {(int(line.split("-")[0], 16)) for line in writable} & {start for start, _ in mappings}
-
-    assert release_library_pages() > 0
-    assert release_library_pages("no-such-library.so") == 0
-
-    store.insert_columns("llm_calls", [list(c) for c in zip(llm_call(model="gpt-4o"))], LLM_CALL_COLUMNS)
-    assert store.query("SELECT model FROM llm_calls").result_rows == [("gpt-4o",)]
