@@ -4,22 +4,22 @@ Nothing is asserted; it prints figures and a PASS/FAIL line against the target (
 <= 350 MiB) for a person to read. Everything binds 127.0.0.1; temporary data directories are removed.
 
 1. **Idle collector**, ``--starts`` times (default 3, medians printed): ``inferwatch-server --data-dir D
-   collector`` on a fresh temporary directory (the console script, as an operator starts it), wait for ``/readyz``, wait
-   ``--settle`` seconds, then read every process of its tree (collector, ingest workers, multiprocessing's
-   resource tracker): RSS and PSS from ``/proc/<pid>/smaps_rollup`` (PSS splits shared pages between the
-   processes that map them, so libraries shared by the workers are not counted twice), and how much of the
-   collector's RSS is file-backed (``RssFile``: the mapped chDB library, reclaimable) vs anonymous.
+   collector`` on a fresh temporary directory (the console script, as an operator starts it), wait for
+   ``/readyz``, wait ``--settle`` seconds, then read every process of its tree (collector, ingest workers,
+   multiprocessing's resource tracker): RSS and PSS from ``/proc/<pid>/smaps_rollup`` (PSS splits shared pages
+   between the processes that map them, so libraries shared by the workers are not counted twice), and how much
+   of the collector's RSS is file-backed (``RssFile``: the mapped chDB library, reclaimable) vs anonymous.
    Then (``--traffic``, default 20) it sends that many OTLP/HTTP protobuf requests of 512 LLM-call spans with
    ~1 KB of content each (``examples/traffic.py``), one at a time, waits ``--settle`` s and reads the tree again:
    the footprint once ingest has run (pages of the engine that inserts need are back, workers hold their decode
-   state). With ``--baseline SRC`` the same is measured, interleaved start by start, for another source tree (e.g.
-   ``git archive <commit>`` unpacked into ``SRC``), run by the same virtual environment through ``PYTHONPATH``.
+   state). With ``--baseline SRC`` the same is measured, interleaved start by start, for another source tree
+   (e.g. ``git archive <commit>`` unpacked into ``SRC``), run by the same virtual environment (``PYTHONPATH``).
 2. **Breakdown** (once per tree): in a fresh interpreter, RSS after each import stage and after opening and
    migrating a chDB store; chDB's own tracked memory (``system.metrics`` ``MemoryTracking``; chDB has no
    ``system.asynchronous_metrics``); the top imports by cumulative time (``python -X importtime``) of the
    collector's composition root and of an ingest worker's pipeline; the modules a live ingest worker holds.
 
-Run: ``.venv/bin/python bench/footprint.py`` (about 1 minute), ``--baseline /tmp/main-src`` to compare.
+Run: ``.venv/bin/python bench/footprint.py`` (about 2 minutes), ``--baseline /tmp/main-src`` to compare.
 """
 
 from __future__ import annotations
