@@ -36,7 +36,7 @@ from inferwatch_collector.cost import reports as cost_reports
 from inferwatch_collector.store import Store
 
 from .budget_notify import BudgetsJob
-from .experiments.results import JOB_NAME as EXPERIMENTS_JOB, run_experiments_job
+from .experiments import JOB_NAME as EXPERIMENTS_JOB
 from .evaluate import RuleEvaluationJob
 from .job_runs import JobFailed, JobRun, last_success, run_recorded
 from .lease import SchedulerLease
@@ -90,6 +90,14 @@ def _report_outcome(result: Any) -> Any:
     return details
 
 
+def experiments_job(store: Store, now: datetime) -> Any:
+    """The A/B results job (:func:`inferwatch_alerts.experiments.results.run_experiments_job`), imported when it
+    first runs: its numpy and scipy are not loaded by an idle collector."""
+    from .experiments.results import run_experiments_job
+
+    return run_experiments_job(store, now)
+
+
 def retention_job(store: Store, now: datetime) -> Any:
     """Per-project retention (``project_retention_days``): delete each listed project's older rows, daily."""
     from inferwatch_collector.forget import apply_project_retention
@@ -125,7 +133,7 @@ def default_jobs(*, budget_interval_s: float = 60.0, cost_report_hour: int = 0, 
         JobSpec(RETENTION_JOB, retention_job, CronTrigger(hour=3, minute=30, timezone=UTC), misfire_grace_s=3600,
                 retry_after_s=600.0),
         # A/B results hourly (each UTC day's last run is that day's look for the sequential tests)
-        JobSpec(EXPERIMENTS_JOB, run_experiments_job, CronTrigger(minute=20, timezone=UTC), misfire_grace_s=1800,
+        JobSpec(EXPERIMENTS_JOB, experiments_job, CronTrigger(minute=20, timezone=UTC), misfire_grace_s=1800,
                 retry_after_s=600.0),
     ]
 

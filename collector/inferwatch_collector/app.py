@@ -2,7 +2,8 @@
 
 Nothing is opened at import: the lifespan opens the store (unless a test hands one in), applies pending
 migrations, and starts the group-commit writer, the API key poll (revocations made through other collectors) and
-the internal ``/metrics`` listener (``metrics_host:metrics_port``, not the public port); shutdown drains the
+the internal ``/metrics`` listener (``metrics_host:metrics_port``, not the public port), then lets the kernel
+reclaim the chDB library pages that only the start touched (:mod:`.library_pages`); shutdown drains the
 writer before closing the store, so a request that was acknowledged is always in the database. The API docs and
 ``/openapi.json`` are served only with ``api_docs`` on.
 
@@ -26,6 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .auth import KEYS_UNAVAILABLE_RETRY_AFTER_S, AuthError, KeyStore
 from .ingest_dedup import RecentRequests
 from .inflight import InflightBudget
+from .library_pages import release_library_pages
 from .ingest_pool import IngestPool
 from .metrics import render as render_metrics
 from .metrics_listener import start_listener
@@ -138,6 +140,8 @@ def create_app(settings: Settings | None = None, *, store: Store | None = None, 
                 with ExitStack() as hooks:
                     for hook in lifespan_hooks:
                         hooks.enter_context(hook(app, active, settings))
+                    if settings.release_library_pages and settings.embedded:
+                        release_library_pages()  # what only the engine's start touched (library_pages.py)
                     yield
             finally:
                 if listener is not None:

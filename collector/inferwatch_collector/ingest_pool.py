@@ -13,6 +13,8 @@ and a free lane goes to the next project in turn, so a flooding project's queue 
 another project's request.
 
 Workers are started with ``spawn``: forking a process that has the embedded ClickHouse engine open is unsafe.
+A spawned worker imports only what its jobs name: :mod:`.ingest_worker` (priority, warm-up) and the pipeline, not
+this module (asyncio) nor the app.
 A worker that dies breaks the pool; the pool is rebuilt and the affected requests are answered 503 (retry).
 """
 
@@ -29,6 +31,7 @@ from functools import partial
 from typing import Callable, TypeVar
 
 from .ingest import IngestResult, process_request
+from .ingest_worker import WORKER_NICENESS, lower_priority, warm  # noqa: F401  (WORKER_NICENESS re-exported)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -36,33 +39,6 @@ T = TypeVar("T")
 
 class PoolUnavailable(RuntimeError):
     """The worker pool broke while handling a request; the request should be retried."""
-
-
-#: How much less CPU priority a worker has than the collector process (``nice``): when cores are short, the process
-#: that answers HTTP (health checks, acknowledgements) and runs the writer is scheduled before a long decode.
-WORKER_NICENESS = 10
-
-
-def _lower_priority() -> None:
-    """Worker initializer: run at :data:`WORKER_NICENESS` (best effort)."""
-    import os
-
-    try:
-        os.nice(WORKER_NICENESS)
-    except (OSError, AttributeError):
-        pass
-
-
-def _warm() -> int:
-    """Run once per worker at start so the first real request does not pay for imports."""
-    import os
-
-    from . import normalize  # noqa: F401  (import cost is the point)
-    from .cost import ingest_pricer
-
-    ingest_pricer.pricer_for(None)  # parse the bundled price table now, not on the first request
-
-    return os.getpid()
 
 
 class FairLanes:
@@ -133,12 +109,12 @@ class IngestPool:
         if self.workers <= 0:
             return ThreadPoolExecutor(1, thread_name_prefix="inferwatch-ingest")
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_lower_priority)
+                                   initializer=lower_priority)
 
     def start(self, timeout: float = 60.0) -> None:
         """Start every worker now and wait until each has imported the pipeline."""
         if self.workers > 0:
-            futures = [self._executor.submit(_warm) for _ in range(self.workers)]
+            futures = [self._executor.submit(warm) for _ in range(self.workers)]
             for future in futures:
                 future.result(timeout)
 

@@ -9,6 +9,7 @@ what ``client.insert`` would have sent.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
@@ -19,6 +20,26 @@ from clickhouse_connect.driver.insert import InsertContext
 from clickhouse_connect.driver.transform import NativeTransform
 
 from .rows import COLUMN_TYPES, TABLE_COLUMNS
+
+
+#: clickhouse-connect's lazily resolved optional libraries (``driver.options`` attribute -> module).
+DATAFRAME_LIBRARIES = {"pd": "pandas", "np": "numpy", "arrow": "pyarrow", "pl": "polars"}
+
+
+def skip_dataframe_libraries() -> None:
+    """Tell clickhouse-connect that pandas, numpy, pyarrow and polars are absent, unless one is already loaded.
+
+    It imports them on a process's first insert (to recognise a DataFrame or an array among the data) and for
+    ``query_df``/``query_np``/``query_arrow``; inferwatch sends and reads plain Python rows only, and those
+    libraries would otherwise stay resident (~60 MiB) in the collector and in every ingest worker after their first
+    insert or encode. Called where a process starts using clickhouse-connect (store clients, ingest workers)."""
+    from clickhouse_connect.driver import options
+
+    for attribute, module in DATAFRAME_LIBRARIES.items():
+        if attribute not in vars(options) and module not in sys.modules:
+            setattr(options, attribute, None)
+    if vars(options).get("pd", False) is None:
+        options.pd_time_test = None
 
 
 @dataclass(frozen=True)

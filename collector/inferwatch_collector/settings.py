@@ -105,6 +105,16 @@ class Settings(BaseSettings):
         description="Processes that decode and normalise OTLP requests (default: CPUs, at most 4); "
         "0 = in the collector process.",
     )
+    release_library_pages: bool = Field(
+        True,
+        description="Once started, let the kernel reclaim the pages of the embedded chDB library that only "
+        "start-up touched (Linux; about 200 MiB of resident set; see library_pages.py).",
+    )
+    chdb_cache_mib: int = Field(
+        128, ge=0, le=1 << 20,
+        description="Embedded chDB: the most MiB each of its mark, primary-index and secondary-index caches may "
+        "hold (ClickHouse's server defaults, 1-5 GiB each, suit a dedicated server, not an embedded store).",
+    )
     max_body_bytes: int = Field(
         16 * 1024 * 1024, ge=1024, description="Largest accepted request body, after decompression (413 above)."
     )

@@ -8,6 +8,8 @@ between threads), all on the same engine, and all closed by :meth:`Store.close`.
 
 from __future__ import annotations
 
+import importlib
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -17,6 +19,7 @@ import clickhouse_connect
 from clickhouse_connect.driver.client import Client
 from clickhouse_connect.driver.query import QueryResult
 
+from .native import skip_dataframe_libraries
 from .private_dir import private_directory
 from .settings import Settings
 
@@ -25,11 +28,48 @@ class StoreError(RuntimeError):
     """The database could not be opened or reached; the message says why and what to do."""
 
 
+def _import_engine() -> None:
+    """Import chDB (through clickhouse-connect's backend) without pyarrow.
+
+    chDB imports pyarrow when it is installed (Streamlit, for the dashboard, brings it) for its Arrow result
+    formats only; inferwatch never asks for them (clickhouse-connect reads Native), and pyarrow's libraries would
+    keep ~50 MiB resident in every collector. A pyarrow that something else already imported is left alone."""
+    if "clickhouse_connect.driver._chdbclient" in sys.modules:
+        return
+    blocked = "pyarrow" not in sys.modules
+    if blocked:
+        sys.modules["pyarrow"] = None  # type: ignore[assignment]  # `import pyarrow` raises ImportError
+    try:
+        import clickhouse_connect.driver._chdbclient  # noqa: F401  (imports chdb)
+
+        importlib.import_module("chdb.state")  # what chdb.connect imports, pyarrow with it (a module of chdb-core)
+    finally:
+        if blocked and "pyarrow" in sys.modules and sys.modules["pyarrow"] is None:
+            del sys.modules["pyarrow"]
+
+
+#: The embedded engine's caches that ClickHouse sizes for a dedicated server (1-5 GiB each by default), capped at
+#: ``chdb_cache_mib`` each; they fill only as queries read parts, so this bounds the collector under query load.
+#: The uncompressed cache is already off by default.
+CAPPED_CACHES = ("mark_cache_size", "primary_index_cache_size", "index_mark_cache_size",
+                 "text_index_header_cache_size", "text_index_postings_cache_size", "text_index_tokens_cache_size",
+                 "vector_similarity_index_cache_size")
+
+
+def engine_options(settings: Settings) -> dict[str, int]:
+    """Server settings of the embedded engine, applied when a process first opens it (chDB's connection
+    string)."""
+    return {name: settings.chdb_cache_mib * 1024 * 1024 for name in CAPPED_CACHES}
+
+
 def _open_client(settings: Settings, database: str | None) -> Client:
+    skip_dataframe_libraries()
     if settings.embedded:
         path = private_directory(Path(settings.data_dir).expanduser().resolve())
+        _import_engine()
         try:
-            return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database or "")
+            return clickhouse_connect.get_client(dsn=f"chdb://{path}", database=database or "",
+                                                 chdb_options=engine_options(settings))
         except Exception as exc:  # chDB raises ProgrammingError with the engine's text inside
             text = str(exc)
             if "Cannot lock file" in text or "already running" in text:

@@ -22,10 +22,11 @@ import hashlib
 import hmac
 import re
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .settings import Settings
-from .store import Store
+if TYPE_CHECKING:  # annotations only: ingest workers hash ids without pydantic settings or a database client
+    from .settings import Settings
+    from .store import Store
 
 #: Keys whose value is a user id.
 USER_KEYS = frozenset({"enduser.id", "user.id", "user_id"})

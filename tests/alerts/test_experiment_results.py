@@ -288,10 +288,14 @@ def test_daily_looks_feed_the_group_sequential_test(store: Store) -> None:
     assert windows[-1]["verdict"] in ("keep_running", "ship")
 
 
-def test_the_scheduler_runs_the_job_hourly() -> None:
+def test_the_scheduler_runs_the_job_hourly(monkeypatch: pytest.MonkeyPatch) -> None:
     jobs = {spec.name: spec for spec in default_jobs()}
     assert str(jobs[EXPERIMENTS_JOB].trigger) == "cron[minute='20']"
-    assert jobs[EXPERIMENTS_JOB].func is results.run_experiments_job
+    assert EXPERIMENTS_JOB == results.JOB_NAME
+    calls: list[tuple[object, datetime]] = []
+    monkeypatch.setattr(results, "run_experiments_job", lambda store, now: calls.append((store, now)) or "ran")
+    assert jobs[EXPERIMENTS_JOB].func("the store", NOW) == "ran"  # imported on its first run, not at start
+    assert calls == [("the store", NOW)]
 
 
 # ------------------------------------------------------------------------------------- pure parts

@@ -27,11 +27,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from datetime import UTC, datetime
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from inferwatch_collector.store import Store
 
-from .stats import Kind, Moments
+if TYPE_CHECKING:  # .stats loads numpy and scipy: imported where moments are built
+    from .stats import Kind, Moments
 
 #: Feedback rows without an experiment that are matched to calls by trace id, at most, per run and project.
 MAX_UNMATCHED_FEEDBACK: Final = 20_000
@@ -363,6 +364,8 @@ def _fetch(store: Store, project_id: str, windows: Mapping[str, tuple[datetime, 
 
 
 def _variant(row: Mapping[str, Any], percentiles: Mapping[str, float | None]) -> VariantData:
+    from .stats import Moments
+
     users = int(row["users"])
     moments: dict[str, Moments] = {}
     denominators: dict[str, float] = {}

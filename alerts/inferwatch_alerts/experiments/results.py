@@ -37,6 +37,7 @@ from inferwatch_collector.store import Store
 from scipy.special import ndtr
 
 from ..job_runs import JobFailed
+from . import JOB_NAME  # noqa: F401  (re-exported: the job's name)
 from . import metrics as m
 from . import stats
 from .registry import Experiment, discover, get_experiment, list_experiments
@@ -45,7 +46,6 @@ from ..timeutil import iso_s as _iso, utc as _utc
 
 log = logging.getLogger("inferwatch.experiments")
 
-JOB_NAME: Final = "experiments"
 #: Ended experiments are still recomputed this long after their end (late-exported calls and feedback).
 FINAL_GRACE: Final = timedelta(days=2)
 RESULT_COLUMNS: Final = ("project_id", "experiment", "metric", "variant", "window_start", "window_end",

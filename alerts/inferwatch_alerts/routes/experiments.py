@@ -25,7 +25,7 @@ from inferwatch_collector.deps import AdminPrincipal, ReadPrincipal, StoreDep
 from inferwatch_collector.store import Store
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..experiments import registry, results
+from ..experiments import registry
 
 router = APIRouter(prefix="/api/v1", tags=["experiments"])
 
@@ -128,6 +128,8 @@ def experiment_history(name: Name, principal: ReadPrincipal, store: StoreDep,
 
 @router.post("/experiments/{name}/analyze", summary="Analyse the experiment now and store the results (admin)")
 def analyze_experiment(name: Name, principal: AdminPrincipal, store: StoreDep) -> dict[str, Any]:
+    from ..experiments import results  # numpy and scipy: loaded on the first analysis, not at start
+
     report = results.report_for(store, principal.project_id, name, datetime.now(UTC))
     if report is None:
         raise HTTPException(404, f"no experiment {name!r} in this project")

@@ -20,17 +20,19 @@ import time
 from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from ..conventions import REFUSAL_REASONS, TRUNCATION_REASONS
 from ..native import encode_rows
 from ..normalize.batch import Pricer
 from ..prompt_view import covers
 from ..rows import LlmCallRow, PromptLogRow, SpanRow
-from ..store import Store
 from .held import HeldCall, from_payload
 from .match import ROOT_TOLERANCE_US, CallView, group_calls
 from .merge import absorbed_span, kept_first, merged_row, moved_logs
+
+if TYPE_CHECKING:  # annotations only: ingest workers import this package without a database client
+    from ..store import Store
 
 log = logging.getLogger(__name__)
 
