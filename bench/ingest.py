@@ -45,7 +45,7 @@ import httpx  # noqa: E402
 from ingest_classic import Classic, run_classic  # noqa: E402
 from ingest_collector import Collector  # noqa: E402
 from ingest_exporter import ExporterResult, ExporterScenario, print_results, run_exporter  # noqa: E402
-from ingest_payloads import build_payloads  # noqa: E402
+from ingest_payloads import THIRD_PARTY_SCOPE, build_payloads  # noqa: E402
 from ingest_phases import CeilingResult, run_ceiling  # noqa: E402
 from ingest_report import TableLine, fmt_ms, fmt_rate, log, print_table  # noqa: E402
 
@@ -132,6 +132,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--exporter-requests", type=int, default=None,
                         help="exporter: requests per run of each scenario (default max(16, 6 x in flight); "
                              "--quick max(4, 2 x in flight))")
+    parser.add_argument("--exporter-scope", choices=("ours", "other"), default="ours",
+                        help="exporter: the spans' instrumentation scope: ours (inferwatch-*, written at once; "
+                             f"default) or other ({THIRD_PARTY_SCOPE}: held for the pairing window)")
     parser.add_argument("--paced-rate", type=float, default=100.0,
                         help="exporter: spans/s offered by the open-loop sender (default 100; 0: skip it)")
     parser.add_argument("--paced-interval-ms", type=float, default=500.0,
@@ -182,9 +185,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         exporter: list[ExporterResult] = []
         if args.scenario in ("all", "exporter"):
             scenarios = exporter_scenarios(args)
-            log(f"\n[E] exporter-shaped scenarios on one collector at defaults, {args.reps} runs each: "
+            log(f"\n[E] exporter-shaped scenarios on one collector at defaults, scope {args.exporter_scope}, "
+                f"{args.reps} runs each: "
                 + "; ".join(f"{s.name} ({s.requests} x {s.spans_per_request} spans)" for s in scenarios))
-            exporter = run_exporter(scenarios, args.reps, workdir, collectors, opened, seed=args.seed)
+            other = args.exporter_scope == "other"
+            exporter = run_exporter(scenarios, args.reps, workdir, collectors, opened, seed=args.seed,
+                                    scope=THIRD_PARTY_SCOPE if other else None,
+                                    queryable_timeout_s=pairing_window_s + 90 if other else 120.0)
 
         log(f"\n[C] raw chDB insert ceiling: {ceiling_rows:,} llm_calls rows in batches of {flush_rows:,}, "
             "migrated store (materialized views run)")

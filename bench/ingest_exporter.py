@@ -23,7 +23,7 @@ import psutil
 
 from ingest_clients import SendStats, make_clients, send_all, send_paced, summary_calls, wait_queryable
 from ingest_collector import Collector
-from ingest_payloads import exporter_payloads, llm_calls_per_request
+from ingest_payloads import exporter_payloads, llm_calls_per_request, rescoped
 from ingest_phases import Sampler
 from ingest_report import MiB, fmt_mmm, fmt_ms, log, median_min_max, percentile
 
@@ -151,11 +151,12 @@ def print_results(results: Sequence[ExporterResult]) -> None:
 
 
 def run_exporter(scenarios: Sequence[ExporterScenario], runs: int, workdir: Path, collectors: list[Collector],
-                 opened: list[httpx.Client], *, seed: int, queryable_timeout_s: float = 120.0
-                 ) -> list[ExporterResult]:
+                 opened: list[httpx.Client], *, seed: int, scope: str | None = None,
+                 queryable_timeout_s: float = 120.0) -> list[ExporterResult]:
     """Every scenario ``runs`` times on one collector at defaults, run by run (the runs of a scenario spread over
     the whole bench, so drift on a shared machine lands in the min–max, not in one scenario). Each run's bodies
-    are built just before it, outside its clock, and dropped after."""
+    are built just before it, outside its clock, and dropped after; with ``scope``, as that library's spans (see
+    :func:`ingest_payloads.rescoped`: they take the held path, queryable after the pairing window)."""
     collector = Collector(workdir, "exporter")
     collectors.append(collector)
     collector.start()
@@ -175,6 +176,8 @@ def run_exporter(scenarios: Sequence[ExporterScenario], runs: int, workdir: Path
             t = time.perf_counter()
             payloads = exporter_payloads(s.requests, s.spans_per_request, with_content=s.content,
                                          seed=seed + 1000 * (r + 1) + i)
+            if scope:
+                payloads = rescoped(payloads, scope, seed=seed + 7 * r + i, shift_ns=0)
             calls = llm_calls_per_request(payloads[0]) or s.spans_per_request
             built_s = time.perf_counter() - t
             run = run_scenario(collector, s, payloads, calls, clients, window, queryable_timeout_s)
