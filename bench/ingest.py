@@ -44,7 +44,8 @@ import httpx  # noqa: E402
 
 from ingest_classic import Classic, run_classic  # noqa: E402
 from ingest_collector import Collector  # noqa: E402
-from ingest_exporter import ExporterResult, ExporterScenario, print_results, run_exporter  # noqa: E402
+from ingest_exporter import (ExporterResult, ExporterScenario, print_comparison, print_results,  # noqa: E402
+                             run_exporter)
 from ingest_payloads import THIRD_PARTY_SCOPE, build_payloads  # noqa: E402
 from ingest_phases import CeilingResult, run_ceiling  # noqa: E402
 from ingest_report import TableLine, fmt_ms, fmt_rate, log, print_table  # noqa: E402
@@ -135,6 +136,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--exporter-scope", choices=("ours", "other"), default="ours",
                         help="exporter: the spans' instrumentation scope: ours (inferwatch-*, written at once; "
                              f"default) or other ({THIRD_PARTY_SCOPE}: held for the pairing window)")
+    parser.add_argument("--baseline-source", metavar="DIR",
+                        help="exporter: also run every scenario on a collector running DIR's code (e.g. `git "
+                             "archive <commit> | tar -x -C DIR`), interleaved with this checkout's, and print both "
+                             "and their ratios")
     parser.add_argument("--paced-rate", type=float, default=100.0,
                         help="exporter: spans/s offered by the open-loop sender (default 100; 0: skip it)")
     parser.add_argument("--paced-interval-ms", type=float, default=500.0,
@@ -182,15 +187,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.scenario in ("all", "classic"):
             classic = run_classic(args, workdir, collectors, opened, flush_rows=flush_rows,
                                   pairing_window_s=pairing_window_s)
-        exporter: list[ExporterResult] = []
+        exporter: dict[str, list[ExporterResult]] = {}
         if args.scenario in ("all", "exporter"):
             scenarios = exporter_scenarios(args)
             log(f"\n[E] exporter-shaped scenarios on one collector at defaults, scope {args.exporter_scope}, "
                 f"{args.reps} runs each: "
                 + "; ".join(f"{s.name} ({s.requests} x {s.spans_per_request} spans)" for s in scenarios))
             other = args.exporter_scope == "other"
+            arms: dict[str, dict[str, str]] = {"this checkout": {}}
+            if args.baseline_source:
+                src = Path(args.baseline_source).resolve()
+                arms[f"baseline {src}"] = {"PYTHONPATH": f"{src}/collector:{src}/server:{src}/sdk/src"}
             exporter = run_exporter(scenarios, args.reps, workdir, collectors, opened, seed=args.seed,
-                                    scope=THIRD_PARTY_SCOPE if other else None,
+                                    scope=THIRD_PARTY_SCOPE if other else None, arms=arms,
                                     queryable_timeout_s=pairing_window_s + 90 if other else 120.0)
 
         log(f"\n[C] raw chDB insert ceiling: {ceiling_rows:,} llm_calls rows in batches of {flush_rows:,}, "
@@ -205,10 +214,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{fmt_rate(ceiling.normalize_spans_per_s)} spans without content, "
             f"{fmt_rate(ceiling.normalize_content_spans_per_s)} with content")
 
-        if exporter:
-            print_results(exporter)
+        for arm, results in exporter.items():
+            if len(exporter) > 1:
+                log(f"\n{arm}:")
+            print_results(results)
+        if len(exporter) > 1:
+            print_comparison(exporter)
+        mine = next(iter(exporter.values()), [])
         lines = (classic.lines(ceiling) if classic is not None else []) + \
-            (exporter_lines(exporter, ceiling) if exporter else [])
+            (exporter_lines(mine, ceiling) if mine else [])
         print_table(lines, width=116, name_width=52)
         log(f"total bench time {time.perf_counter() - started:.0f}s; load average now "
             f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}"

@@ -38,7 +38,7 @@ class Collector:
     """One ``inferwatch-server collector`` on its own data dir and port; keys are made before it starts."""
 
     def __init__(self, workdir: Path, name: str, env: dict[str, str] | None = None) -> None:
-        self.data_dir = workdir / name
+        self.data_dir = workdir / name / "data"  # its spool goes beside it (the default): one per collector
         self.log_path = workdir / f"{name}.log"
         self.env = {k: v for k, v in os.environ.items() if k != "INFERWATCH_CLICKHOUSE_URL"}
         self.env.update(env or {})

@@ -152,43 +152,68 @@ def print_results(results: Sequence[ExporterResult]) -> None:
 
 def run_exporter(scenarios: Sequence[ExporterScenario], runs: int, workdir: Path, collectors: list[Collector],
                  opened: list[httpx.Client], *, seed: int, scope: str | None = None,
-                 queryable_timeout_s: float = 120.0) -> list[ExporterResult]:
-    """Every scenario ``runs`` times on one collector at defaults, run by run (the runs of a scenario spread over
-    the whole bench, so drift on a shared machine lands in the min–max, not in one scenario). Each run's bodies
-    are built just before it, outside its clock, and dropped after; with ``scope``, as that library's spans (see
+                 queryable_timeout_s: float = 120.0, arms: dict[str, dict[str, str]] | None = None
+                 ) -> dict[str, list[ExporterResult]]:
+    """Every scenario ``runs`` times on a collector at defaults per arm (name -> extra environment, e.g. a
+    ``PYTHONPATH`` to another checkout's code; default: this checkout only), results by arm.
+
+    Run by run: the runs of a scenario spread over the whole bench, so drift on a shared machine lands in the
+    min–max, not in one scenario; with several arms, each run's bodies go to every arm in turn (the order
+    alternating run by run), so arms are compared on the same bodies at the same time. Each run's bodies are
+    built just before it, outside its clock, and dropped after; with ``scope``, as that library's spans (see
     :func:`ingest_payloads.rescoped`: they take the held path, queryable after the pairing window)."""
-    collector = Collector(workdir, "exporter")
-    collectors.append(collector)
-    collector.start()
+    arms = arms or {"this checkout": {}}
     clients = make_clients(max([s.in_flight for s in scenarios] + [1]))
     opened.extend(clients)
     window = ((datetime.now(timezone.utc) - timedelta(hours=2)).isoformat(),
               (datetime.now(timezone.utc) + timedelta(hours=12)).isoformat())
     warmup = exporter_payloads(4, 512, with_content=False, seed=seed + 900) + \
         exporter_payloads(2, 512, with_content=True, seed=seed + 901)
-    stats = send_all(collector.base, collector.key, warmup, clients[: len(warmup)])
-    log(f"  warm-up: {stats.acks}/{len(warmup)} requests acknowledged; collector RSS idle after warm-up "
-        f"{collector.rss() / MiB:,.0f} MiB")
-    results = [ExporterResult(s) for s in scenarios]
+    running: dict[str, Collector] = {}
+    for k, (arm, env) in enumerate(arms.items()):
+        collector = Collector(workdir, "exporter" if k == 0 else f"exporter-arm{k}", env)
+        collectors.append(collector)
+        collector.start()
+        running[arm] = collector
+        stats = send_all(collector.base, collector.key, warmup, clients[: len(warmup)])
+        log(f"  {arm}: warm-up {stats.acks}/{len(warmup)} requests acknowledged; collector RSS idle after "
+            f"warm-up {collector.rss() / MiB:,.0f} MiB")
+    results = {arm: [ExporterResult(s) for s in scenarios] for arm in arms}
     for r in range(runs):
-        for i, result in enumerate(results):
-            s = result.scenario
+        for i, scenario in enumerate(scenarios):
             t = time.perf_counter()
-            payloads = exporter_payloads(s.requests, s.spans_per_request, with_content=s.content,
-                                         seed=seed + 1000 * (r + 1) + i)
+            payloads = exporter_payloads(scenario.requests, scenario.spans_per_request,
+                                         with_content=scenario.content, seed=seed + 1000 * (r + 1) + i)
             if scope:
                 payloads = rescoped(payloads, scope, seed=seed + 7 * r + i, shift_ns=0)
-            calls = llm_calls_per_request(payloads[0]) or s.spans_per_request
+            calls = llm_calls_per_request(payloads[0]) or scenario.spans_per_request
             built_s = time.perf_counter() - t
-            run = run_scenario(collector, s, payloads, calls, clients, window, queryable_timeout_s)
-            result.runs.append(run)
-            log(f"  {s.name:<30} run {r + 1}/{runs}: {describe(run)}  (built in {built_s:.1f}s)")
+            order = list(running.items())
+            for arm, collector in (order if r % 2 == 0 else order[::-1]):
+                run = run_scenario(collector, scenario, payloads, calls, clients, window, queryable_timeout_s)
+                results[arm][i].runs.append(run)
+                label = f"{arm}: " if len(arms) > 1 else ""
+                log(f"  {label}{scenario.name:<30} run {r + 1}/{runs}: {describe(run)}  (built in {built_s:.1f}s)")
             del payloads
-    metrics = collector.metrics()
-    batches = metrics.get("inferwatch_insert_batches_total", 0)
-    if batches:
-        rows = sum(v for k, v in metrics.items() if k.startswith("inferwatch_rows_written_total"))
-        log(f"  collector writer: {batches:.0f} inserts, {rows / batches:,.0f} rows per insert on average, "
-            f"{metrics.get('inferwatch_insert_seconds_total', 0):.1f}s inside inserts")
-    collector.stop()
+    for arm, collector in running.items():
+        metrics = collector.metrics()
+        batches = metrics.get("inferwatch_insert_batches_total", 0)
+        if batches:
+            rows = sum(v for k, v in metrics.items() if k.startswith("inferwatch_rows_written_total"))
+            log(f"  {arm}: collector writer: {batches:.0f} inserts, {rows / batches:,.0f} rows per insert on "
+                f"average, {metrics.get('inferwatch_insert_seconds_total', 0):.1f}s inside inserts")
+        collector.stop()
     return results
+
+
+def print_comparison(results: dict[str, list[ExporterResult]]) -> None:
+    """First arm against each other arm, scenario by scenario: queryable spans/s and ack p50, medians."""
+    (name, mine), *others = results.items()
+    for other, theirs in others:
+        log(f"\n{name} vs {other} (medians of the runs)")
+        log(f"{'exporter-shaped scenario':<32}{'queryable spans/s':<34}{'ack p50':<30}")
+        for a, b in zip(mine, theirs):
+            qa, qb = a.queryable_per_s, b.queryable_per_s
+            pa, pb = a.latency(50), b.latency(50)
+            log(f"{a.scenario.name:<32}{f'{qa:,.0f} vs {qb:,.0f} ({qa / qb if qb else 0:.2f}x)':<34}"
+                f"{f'{fmt_ms(pa)} vs {fmt_ms(pb)} ({pa / pb if pb else 0:.2f}x)':<30}")
