@@ -84,8 +84,10 @@ def exporter_scenarios(args: argparse.Namespace) -> list[ExporterScenario]:
     return out
 
 
-def exporter_lines(results: Sequence[ExporterResult], ceiling: CeilingResult) -> list[TableLine]:
-    """Issue 29's targets, for the scenarios that ran."""
+def exporter_lines(results: Sequence[ExporterResult], ceiling: CeilingResult, *, ceiling_line: bool = True
+                   ) -> list[TableLine]:
+    """Issue 29's targets, for the scenarios that ran (``ceiling_line``: with the ceiling itself, for
+    information)."""
     by_key = {(r.scenario.in_flight, r.scenario.content): r for r in results if r.runs}
 
     def rate(n: int, content: bool, goal: int) -> list[TableLine]:
@@ -103,7 +105,8 @@ def exporter_lines(results: Sequence[ExporterResult], ceiling: CeilingResult) ->
                       p50 <= TARGET_PACED_P50_S))
     lines += rate(4, True, TARGET_4_CONTENT) + rate(32, False, TARGET_32_NO_CONTENT) + \
         rate(32, True, TARGET_32_CONTENT)
-    lines.append(("chDB insert ceiling rows/s (info)", "-", f"{ceiling.rows_per_s:,.0f}", None))
+    if ceiling_line:
+        lines.append(("chDB insert ceiling rows/s (info)", "-", f"{ceiling.rows_per_s:,.0f}", None))
     r32 = by_key.get((32, False))
     if r32 is not None and ceiling.rows_per_s:
         share = r32.queryable_per_s / ceiling.rows_per_s
@@ -222,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_comparison(exporter)
         mine = next(iter(exporter.values()), [])
         lines = (classic.lines(ceiling) if classic is not None else []) + \
-            (exporter_lines(mine, ceiling) if mine else [])
+            (exporter_lines(mine, ceiling, ceiling_line=classic is None) if mine else [])
         print_table(lines, width=116, name_width=52)
         log(f"total bench time {time.perf_counter() - started:.0f}s; load average now "
             f"{' '.join(f'{v:.2f}' for v in os.getloadavg())}"
