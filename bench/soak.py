@@ -75,9 +75,9 @@ def log(message: str) -> None:
 
 
 def _make_collector_class():  # type: ignore[no-untyped-def]
-    import ingest  # bench/ingest.py: the collector subprocess helpers
+    import ingest_collector  # bench/ingest.py's collector subprocess helpers
 
-    class FaultyCollector(ingest.Collector):
+    class FaultyCollector(ingest_collector.Collector):
         """bench/ingest.py's collector, started through :func:`collector_child`."""
 
         def __init__(self, workdir: Path, name: str, flag: Path) -> None:
@@ -85,13 +85,13 @@ def _make_collector_class():  # type: ignore[no-untyped-def]
             self.flag = flag
 
         def start(self, timeout: float = 90.0) -> None:
-            real = ingest.server_command
+            real = ingest_collector.server_command
             child = [sys.executable, str(Path(__file__).resolve()), "--collector-child", str(self.flag), "--"]
-            ingest.server_command = lambda: child  # migrate/keys/collector all go through the wrapper
+            ingest_collector.server_command = lambda: child  # migrate/keys/collector all go through the wrapper
             try:
                 super().start(timeout)
             finally:
-                ingest.server_command = real
+                ingest_collector.server_command = real
 
     return FaultyCollector
 
@@ -114,13 +114,14 @@ class Run:
 
 
 def measure_max(base: str, key: str, spans_per_request: int, seconds: float, senders: int) -> float:
-    import ingest
+    from ingest_clients import make_clients, send_all
+    from ingest_payloads import build_payloads
 
-    pool = ingest.build_payloads(64, spans_per_request, with_content=False, seed=7)
-    clients = ingest.make_clients(senders)
+    pool = build_payloads(64, spans_per_request, with_content=False, seed=7)
+    clients = make_clients(senders)
     try:
         stop_at = time.perf_counter() + seconds
-        stats = ingest.send_all(base, key, pool, clients, honour_retry_after=True, stop_at=stop_at,
+        stats = send_all(base, key, pool, clients, honour_retry_after=True, stop_at=stop_at,
                                 body_for=lambda i: _fresh_ids(pool[i % len(pool)], i))
     finally:
         for c in clients:
@@ -131,7 +132,7 @@ def measure_max(base: str, key: str, spans_per_request: int, seconds: float, sen
 
 def run_soak(args: argparse.Namespace) -> int:
     import httpx
-    import ingest
+    from ingest_payloads import build_payloads
 
     workdir = Path(tempfile.mkdtemp(prefix="inferwatch-soak-"))
     flag = workdir / "OUTAGE"
@@ -157,7 +158,7 @@ def run_soak(args: argparse.Namespace) -> int:
             log(f"    maximum ~{maximum:,.0f} acknowledged spans/s -> soak at {args.share:.0%}: {rate:,.0f} spans/s")
         collector.start()
         base, key = collector.base, collector.key
-        pool = ingest.build_payloads(256, spr, with_content=False, seed=11)
+        pool = build_payloads(256, spr, with_content=False, seed=11)
 
         duration = args.minutes * 60.0
         outage_start = duration * (1 - args.outage_share) / 2
