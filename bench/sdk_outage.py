@@ -20,7 +20,7 @@ Printed per state: the added µs per call (median of the pairs' differences with
 streamed), for each 30 s slice too (latency that grows as the outage goes on would show there); the p99 and the
 slowest call of each arm; what happened to the recorded spans (exported, dropped by reason, still queued: their
 sum must equal the calls recorded, nothing lost silently); the process's resident memory growth over the state
-(the queue is bounded at 20,000 spans); the export thread's share of a core.
+(the queue is bounded at 32,768 spans); the export thread's share of a core.
 
 Targets: in every state <= 50 µs median added per call (issue 3's overhead target), p99 added <= 1 ms (no call
 waits on the collector), every recorded span accounted for, resident memory growth <= 100 MiB. Prints a table

@@ -26,7 +26,10 @@ class Options:
     service_name: str = "unknown_service"
     capture: str = "off"  # off: no prompt/completion text leaves the process; redacted; full (secrets scrubbed)
     sample_rate: float = 1.0  # share of LLM calls recorded (errors are always kept)
-    max_queue_size: int = 20_000  # spans waiting for export; beyond this they are dropped and counted
+    # spans waiting for export (and call rows waiting for the histograms); beyond this they are dropped and counted.
+    # About 1 KiB per queued call with capture off (plus the captured text when on): ~32 MiB when full. At 5,000
+    # calls/s it holds 6.5 s of calls: a collector's commit (~1 s) plus a Retry-After or two.
+    max_queue_size: int = 32_768
     max_export_batch_size: int = 512  # spans per request while the export keeps up
     # while a backlog builds up (the requests in flight take longer than the spans take to arrive), requests grow
     # up to this many spans (and at most ~8 MiB; the collector takes 16 MiB): one decode and commit for many spans

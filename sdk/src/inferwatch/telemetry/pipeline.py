@@ -5,16 +5,19 @@ The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``P
 raises (architecture §4 rules 1, 4, 7). One daemon thread does everything else, through one
 :class:`~inferwatch.transport.Transport`, in stages:
 
-* spans (:mod:`.span_export`): every ``schedule_delay_ms``, or at once when a batch is full;
+* spans (:mod:`.span_export`): every ``schedule_delay_ms``, or at once when a batch is full; the encoded requests
+  are posted by the sender threads (:mod:`.senders`, up to ``max_concurrent_exports`` in flight), and while the
+  queue holds more than a batch per free sender the requests grow up to ``max_backlog_batch_size``
+  (:meth:`Pipeline._batch_limit`);
 * metrics (:mod:`.metric_export`): the GenAI histograms, every ``metrics_interval_s``;
 * feedback (:mod:`.feedback_export`): as soon as it is queued.
 
 Every drop is counted by reason (:data:`DROP_REASONS`); every failure in here is guarded
 (:mod:`inferwatch._guard`).
 
-:meth:`Pipeline.flush` puts a marker in the span queue; when the export thread reaches it, every span queued before
-it has been handled, the disk backlog probed and the metrics sent; then the feedback queued before it is sent, and
-the feedback waiting to be sent once more. The same flush runs for every live pipeline at exit, so that feedback
+:meth:`Pipeline.flush` puts a marker in the span queue; when the export thread reaches it and every request before
+it was answered, every span queued before it has been handled, the disk backlog probed and the metrics sent; then
+the feedback queued before it is sent, and the feedback waiting to be sent once more. The same flush runs for every live pipeline at exit, so that feedback
 sent right before the exit reaches the collector after its call does.
 
 The provider is private (never ``set_tracer_provider``), and the metrics never touch a global ``MeterProvider``,
