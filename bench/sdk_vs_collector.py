@@ -13,8 +13,10 @@ queue 20,000 spans). Scenarios, each run in turn:
 
 * ``openai``: a real ``openai.OpenAI`` client wrapped by ``inferwatch.wrap_openai``, non-streamed Chat
   Completions against ``examples/mock_llm.py`` served by uvicorn in a subprocess (``--llm server``, the default;
-  real HTTP) or on an in-process ``httpx.MockTransport`` (``--llm in-process``: what the client itself costs
-  without a socket, as in ``sdk_overhead.py``), paced at ``--openai-rate`` (1,000) calls/s;
+  real HTTP), on an in-process ``httpx.MockTransport`` (``--llm in-process``: what the client itself costs
+  without a socket, as in ``sdk_overhead.py``), or ``sdk_overhead.py``'s stub ``Completions`` (``--llm stub``: the
+  same wrapper, recorder, span and metrics path without the client's own work, for a machine where the client
+  cannot make 1,000 calls/s), paced at ``--openai-rate`` (1,000) calls/s;
 * ``manual``: ``with inferwatch.llm_call(model=..., provider=...) as call: call.usage(...)``, paced at
   ``--manual-rate`` (5,000) calls/s.
 
@@ -184,7 +186,7 @@ class MockLLM:
         sys.path.insert(0, str(ROOT / "bench"))
         import sdk_overhead
 
-        return sdk_overhead.make_client()
+        return sdk_overhead.StubClient() if self.mode == "stub" else sdk_overhead.make_client()
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -244,7 +246,8 @@ class RunResult:
 
     @property
     def dropped_total(self) -> int:
-        return sum(self.dropped.values())
+        """Spans dropped (``metrics_queue_full`` counts call rows for the histograms, not spans)."""
+        return sum(v for k, v in self.dropped.items() if not k.startswith("metrics_"))
 
     @property
     def rate(self) -> float:
@@ -284,7 +287,7 @@ def run_one(scenario: str, collector: Collector, key: str, llm: MockLLM, rate: f
 
 def show(r: RunResult) -> None:
     log(f"  {r.scenario:7s} calls {r.calls:,} ({r.rate:,.0f}/s, {r.failed_calls} failed) | exported "
-        f"{r.exported:,} | dropped {r.dropped_total:,} {r.dropped or ''} | left queued {r.queued:,}, in flight "
+        f"{r.exported:,} | spans dropped {r.dropped_total:,} {r.dropped or ''} | left queued {r.queued:,}, in flight "
         f"{r.in_flight:,} | rows {r.rows:,} | flush {r.flush_s:.2f}s ({'done' if r.flushed else 'TIMED OUT'}) | "
         f"{r.requests:,} requests, at most {r.most_in_flight} in flight | load {r.load[0]:.2f} "
         f"{'PASS' if r.ok else 'FAIL'}")
@@ -297,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--openai-rate", type=float, default=1000.0)
     parser.add_argument("--manual-rate", type=float, default=5000.0)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
-    parser.add_argument("--llm", choices=("server", "in-process"), default="server")
+    parser.add_argument("--llm", choices=("server", "in-process", "stub"), default="server")
     parser.add_argument("--flush-timeout", type=float, default=60.0)
     parser.add_argument("--sdk-src", default=SDK_SRC, help="the SDK tree to import (default: this checkout's)")
     args = parser.parse_args(argv)
