@@ -137,11 +137,12 @@ def test_a_flush_that_times_out_says_what_it_left(receiver: Receiver,
     p = pipeline_for(receiver.url, max_concurrent_exports=2, max_export_batch_size=10, max_backlog_batch_size=10)
     _end(p, range(50))
 
-    assert p.flush(0.3) is False
+    assert p.flush(1.0) is False
 
     left = p.stats()["last_flush"]
     assert left["completed"] is False
-    assert left["in_flight_requests"] == 2 and left["in_flight"] == 20 and left["queued"] == 30
+    assert left["queued"] + left["in_flight"] == 50  # nothing was answered: every span is in one or the other
+    assert 1 <= left["in_flight_requests"] <= 2 and left["in_flight"] == 10 * left["in_flight_requests"]
     receiver.release()
     assert p.flush(30.0) is True and p.stats()["exported"] == 50
 
