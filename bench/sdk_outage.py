@@ -139,7 +139,7 @@ def run_state(state: str, seconds: float, rate: float, seed: int) -> dict[str, A
         toggle = bench.Toggle(client)
         for fn in (bench.call_plain, bench.call_stream):
             bench.paired(fn, client, toggle, WARM_PAIRS)  # warm both arms
-        rss0, cpu0 = rss_mib(), bench.thread_cpu_s(pipeline._thread)
+        rss0, cpu0 = rss_mib(), bench.export_cpu_s(pipeline)
         draw = random.Random(f"{seed}:{state}").getrandbits
         clock = time.perf_counter_ns
         rows: list[tuple[float, str, int, int]] = []  # (seconds in, mode, ns with the SDK, ns without)
@@ -162,7 +162,7 @@ def run_state(state: str, seconds: float, rate: float, seed: int) -> dict[str, A
                 time.sleep(wait)
         elapsed = time.perf_counter() - t0
         toggle.set(True)
-        export_share = (bench.thread_cpu_s(pipeline._thread) - cpu0) / elapsed
+        export_share = (bench.export_cpu_s(pipeline) - cpu0) / elapsed
         rss_growth = rss_mib() - rss0
         queued_end = inferwatch.stats()["queued"]
         inferwatch.shutdown(30)  # what is still queued after 30 s is counted as dropped (shutdown)

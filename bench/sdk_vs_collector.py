@@ -52,7 +52,8 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 # --sdk-src DIR: another SDK tree (a baseline: `git archive <commit> sdk/src | tar -x -C /tmp/base`), read
 # before the import below
-SDK_SRC = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--sdk-src"), str(ROOT / "sdk" / "src"))
+SDK_SRC = next((sys.argv[i + 1] for i, a in enumerate(sys.argv[:-1]) if a == "--sdk-src"),
+               str(ROOT / "sdk" / "src"))
 sys.path.insert(0, SDK_SRC)
 sys.path.insert(0, str(ROOT))
 
@@ -83,7 +84,7 @@ def server_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "inferwatch_server"]
 
 
-# --- the collector ------------------------------------------------------------------------------------------------
+# --- the collector -----------------------------------------------------------------------------------------------
 class Collector:
     """``inferwatch-server collector`` at its defaults on its own data dir; keys made before it starts."""
 
@@ -103,7 +104,8 @@ class Collector:
         done = subprocess.run([*server_command(), "--data-dir", str(self.data_dir), *args], env=self.env,
                               capture_output=True, text=True, timeout=180)
         if done.returncode != 0:
-            raise RuntimeError(f"{args[0]} failed ({done.returncode}):\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
+            raise RuntimeError(f"{args[0]} failed ({done.returncode}):\n"
+                               f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
         return done.stdout
 
     def make_key(self, project: str) -> str:
@@ -152,7 +154,7 @@ class Collector:
             self._log.close()
 
 
-# --- the app's calls ----------------------------------------------------------------------------------------------
+# --- the app's calls ---------------------------------------------------------------------------------------------
 class MockLLM:
     """``examples/mock_llm.py`` in a subprocess (real HTTP), or None for the in-process transport."""
 
@@ -226,7 +228,7 @@ def paced(call: Callable[[], None], rate: float, seconds: float) -> tuple[int, f
     return made, time.perf_counter() - start, failed
 
 
-# --- one run ------------------------------------------------------------------------------------------------------
+# --- one run -----------------------------------------------------------------------------------------------------
 @dataclass
 class RunResult:
     scenario: str
@@ -277,9 +279,9 @@ def run_one(scenario: str, collector: Collector, key: str, llm: MockLLM, rate: f
         stats = inferwatch.stats()
         senders = getattr(inferwatch.client.get_pipeline().span_export, "senders", None)  # None: an older SDK
         rows = collector.calls(key, window_start, datetime.now(timezone.utc) + timedelta(minutes=5))
-        return RunResult(scenario, made, took, failed, stats["exported"],
-                         {k: v for k, v in stats["dropped"].items() if v}, stats["queued"], stats.get("in_flight", 0),
-                         rows, flush_s, flushed, senders.requests if senders else 0,
+        dropped = {k: v for k, v in stats["dropped"].items() if v}
+        return RunResult(scenario, made, took, failed, stats["exported"], dropped, stats["queued"],
+                         stats.get("in_flight", 0), rows, flush_s, flushed, senders.requests if senders else 0,
                          senders.most_in_flight if senders else 0)
     finally:
         inferwatch.shutdown()
@@ -287,8 +289,9 @@ def run_one(scenario: str, collector: Collector, key: str, llm: MockLLM, rate: f
 
 def show(r: RunResult) -> None:
     log(f"  {r.scenario:7s} calls {r.calls:,} ({r.rate:,.0f}/s, {r.failed_calls} failed) | exported "
-        f"{r.exported:,} | spans dropped {r.dropped_total:,} {r.dropped or ''} | left queued {r.queued:,}, in flight "
-        f"{r.in_flight:,} | rows {r.rows:,} | flush {r.flush_s:.2f}s ({'done' if r.flushed else 'TIMED OUT'}) | "
+        f"{r.exported:,} | spans dropped {r.dropped_total:,} {r.dropped or ''} | left queued {r.queued:,}, "
+        f"in flight {r.in_flight:,} | rows {r.rows:,} | flush {r.flush_s:.2f}s "
+        f"({'done' if r.flushed else 'TIMED OUT'}) | "
         f"{r.requests:,} requests, at most {r.most_in_flight} in flight | load {r.load[0]:.2f} "
         f"{'PASS' if r.ok else 'FAIL'}")
 

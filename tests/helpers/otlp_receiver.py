@@ -24,8 +24,8 @@ class Receiver:
     answers given), so that a test can show what happened while the collector had not answered anything.
 
     ``arrived``: the monotonic time each request arrived (in ``requests``' order); ``most_in_flight``: the most
-    ``/v1/traces`` requests it held at once (arrived, not answered); ``retry_after``: sent as ``Retry-After`` with every answer
-    that is not a 2xx, when set."""
+    ``/v1/traces`` requests it held at once (arrived, not answered); ``retry_after``: sent as ``Retry-After``
+    with every answer that is not a 2xx, when set."""
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, str], bytes]] = []

@@ -26,7 +26,7 @@ class Options:
     service_name: str = "unknown_service"
     capture: str = "off"  # off: no prompt/completion text leaves the process; redacted; full (secrets scrubbed)
     sample_rate: float = 1.0  # share of LLM calls recorded (errors are always kept)
-    # spans waiting for export (and call rows waiting for the histograms); beyond this they are dropped and counted.
+    # spans waiting for export (and call rows waiting for the histograms); beyond, they are dropped and counted.
     # About 1 KiB per queued call with capture off (plus the captured text when on): ~32 MiB when full. At 5,000
     # calls/s it holds 6.5 s of calls: a collector's commit (~1 s) plus a Retry-After or two.
     max_queue_size: int = 32_768

@@ -17,8 +17,9 @@ Every drop is counted by reason (:data:`DROP_REASONS`); every failure in here is
 
 :meth:`Pipeline.flush` puts a marker in the span queue; when the export thread reaches it and every request before
 it was answered, every span queued before it has been handled, the disk backlog probed and the metrics sent; then
-the feedback queued before it is sent, and the feedback waiting to be sent once more. The same flush runs for every live pipeline at exit, so that feedback
-sent right before the exit reaches the collector after its call does.
+the feedback queued before it is sent, and the feedback waiting to be sent once more. The same flush runs for
+every live pipeline at exit, so that feedback sent right before the exit reaches the collector after its call
+does.
 
 The provider is private (never ``set_tracer_provider``), and the metrics never touch a global ``MeterProvider``,
 so an app's own OpenTelemetry setup keeps working and its spans never reach our collector (architecture §4
@@ -440,9 +441,9 @@ class Pipeline:
 
     def _batch_limit(self) -> int:
         """Spans to take for the next request: ``max_export_batch_size``, or when the queue holds more, the backlog
-        shared among the free senders, up to ``max_backlog_batch_size``. Why: a backlog means the requests in flight
-        take longer than the spans take to arrive; bigger requests cost the collector less per span (one decode,
-        one part of its group commit), so the export catches up instead of falling further behind."""
+        shared among the free senders, up to ``max_backlog_batch_size``. Why: a backlog means the requests in
+        flight take longer than the spans take to arrive; bigger requests cost the collector less per span (one
+        decode, one part of its group commit), so the export catches up instead of falling further behind."""
         senders = self.span_export.senders
         if senders is None or self.span_export.disk is not None:
             return self._batch_size
