@@ -42,7 +42,9 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
     export thread, never on the app's: for an app's own logs or metrics. It runs before the call's span is
     exported, so a slow hook holds the export back; one that raises is counted in
     ``stats()["internal_errors"]``. Calls dropped before the export thread (queue full, sampled out) are not
-    given to it."""
+    given to it. ``max_concurrent_exports`` (4) span export requests may be in flight at once, and requests grow
+    from ``max_export_batch_size`` (512) up to ``max_backlog_batch_size`` (8,192) spans while a backlog builds up
+    (:mod:`inferwatch.telemetry.senders`)."""
     with _lock:
         running = client.get_options()
         if client.get_pipeline() is not None and running is not None:
