@@ -20,10 +20,11 @@ request (``--collector-ms`` later), so the export thread does its full work but 
    (which counts the pairs as independent, so covers the noise within a process only) does not show:
    - **A/A control**: the same procedure with the SDK off in both arms; it must come out near 0 and shows what
      the method can resolve here;
-   - **the export thread's CPU**: read from that thread's own CPU clock over the wrapped calls, as a share of a
-     core (work taken off the caller's thread: in a process that is CPU-bound it competes for the GIL, in one that
-     waits on the network it runs meanwhile). At this low call rate its batches are small and the fixed cost of
-     each request dominates; the drop test (4) gives its cost per span at full batches;
+   - **the export threads' CPU**: read from the export thread's and its span senders' own CPU clocks over the
+     wrapped calls, as a share of a core (work taken off the caller's thread: in a process that is CPU-bound it
+     competes for the GIL, in one that waits on the network it runs meanwhile). At this low call rate its batches
+     are small and the fixed cost of each request dominates; the drop test (4) gives its cost per span at full
+     batches;
    - **garbage-collector passes** per 1,000 real-client calls with the SDK and without it (this process, not
      timed): what the SDK keeps alive until the export brings the collector's next pass closer, and the pass runs
      on whichever thread allocates next. Repeatable where the timings are not.
@@ -218,6 +219,13 @@ def thread_cpu_s(thread: threading.Thread | None) -> float:
         return math.nan
 
 
+def export_cpu_s(pipeline: Any) -> float:
+    """CPU seconds of the SDK's export work so far: its export thread and the sender threads that post the span
+    requests (those started so far; one that starts later had used nothing before)."""
+    senders = getattr(pipeline.span_export, "senders", None)
+    return sum(thread_cpu_s(t) for t in [pipeline._thread, *(senders.threads() if senders is not None else ())])
+
+
 # --- the stand-in collector --------------------------------------------------------------------------------------
 class _CollectorHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -290,12 +298,12 @@ def overhead(fn: Callable[[Any], None], pairs: int, aa_pairs: int, pipeline: Any
     toggle = Toggle(client)
     paired(fn, client, toggle, min(300, pairs))  # warm both arms (imports, caches, the export thread)
     inferwatch.flush(30)
-    cpu0, exported0, t0 = thread_cpu_s(pipeline._thread), pipeline.stats()["exported"], time.perf_counter()
+    cpu0, exported0, t0 = export_cpu_s(pipeline), pipeline.stats()["exported"], time.perf_counter()
     diffs = paired(fn, client, toggle, pairs, seed=seed)
     inferwatch.flush(30)
     elapsed = time.perf_counter() - t0
     spans = pipeline.stats()["exported"] - exported0
-    export_cpu = thread_cpu_s(pipeline._thread) - cpu0
+    export_cpu = export_cpu_s(pipeline) - cpu0
     aa = paired(fn, client, toggle, aa_pairs, a_on=False, b_on=False, seed=seed)
     toggle.set(True)
     return {"diffs": diffs, "aa": aa, "export_cpu_s": export_cpu, "elapsed_s": elapsed, "spans": spans}
@@ -476,7 +484,7 @@ def paced(rate: float, seconds: float, collector_ms: float) -> dict[str, Any]:
         before = collector.counts()["spans"]
         total = int(rate * seconds)
         depths: list[int] = []
-        cpu0 = thread_cpu_s(pipeline._thread)
+        cpu0 = export_cpu_s(pipeline)
         t0 = time.perf_counter()
         done, next_sample = 0, 0.1
         while done < total:
@@ -490,7 +498,7 @@ def paced(rate: float, seconds: float, collector_ms: float) -> dict[str, Any]:
                 next_sample += 0.1
             time.sleep(0.001)
         elapsed = time.perf_counter() - t0
-        export_share = (thread_cpu_s(pipeline._thread) - cpu0) / elapsed
+        export_share = (export_cpu_s(pipeline) - cpu0) / elapsed
         queued_end = pipeline.stats()["queued"]
         inferwatch.flush(60)
         stats = inferwatch.stats()

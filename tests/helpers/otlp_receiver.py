@@ -21,7 +21,11 @@ class Receiver:
     delay. A success has an empty body: zero bytes of protobuf, or ``{}`` to a JSON request.
 
     ``hold``: while it is set, requests wait for :meth:`release` before they are answered (``answered`` counts the
-    answers given), so that a test can show what happened while the collector had not answered anything."""
+    answers given), so that a test can show what happened while the collector had not answered anything.
+
+    ``arrived``: the monotonic time each request arrived (in ``requests``' order); ``most_in_flight``: the most
+    ``/v1/traces`` requests it held at once (arrived, not answered); ``retry_after``: sent as ``Retry-After``
+    with every answer that is not a 2xx, when set."""
 
     def __init__(self) -> None:
         self.requests: list[tuple[str, dict[str, str], bytes]] = []
@@ -30,6 +34,11 @@ class Receiver:
         self.delay_s = 0.0
         self.hold = False
         self.answered = 0
+        self.arrived: list[float] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+        self.retry_after: str | None = None
+        self._lock = threading.Lock()
         self.gave_up = False
         self._released = threading.Event()
         receiver = self
@@ -39,18 +48,27 @@ class Receiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
-                receiver.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                with receiver._lock:
+                    receiver.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    receiver.arrived.append(time.monotonic())
+                    traces = self.path == "/v1/traces"
+                    receiver.in_flight += traces
+                    receiver.most_in_flight = max(receiver.most_in_flight, receiver.in_flight)
                 if receiver.hold and not receiver._released.wait(HOLD_LIMIT_S):
                     receiver.gave_up = True
                 if receiver.delay_s:
                     time.sleep(receiver.delay_s)
-                receiver.answered += 1
                 status = receiver.status.get(self.path, 404)
                 is_json = self.headers.get("Content-Type", "").startswith("application/json")
                 answer = b"{}" if is_json and status == 200 else b""
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json" if is_json else "application/x-protobuf")
                 self.send_header("Content-Length", str(len(answer)))
+                if receiver.retry_after is not None and not 200 <= status < 300:
+                    self.send_header("Retry-After", receiver.retry_after)
+                with receiver._lock:  # counted before the answer leaves: a client that has it sees the count
+                    receiver.answered += 1
+                    receiver.in_flight -= traces
                 self.end_headers()
                 self.wfile.write(answer)
 

@@ -15,7 +15,8 @@ def stop_all(pipelines: Iterable[Pipeline], timeout: float) -> None:
     for pipeline in pipelines:
         pipeline.shutdown(timeout)
     for pipeline in pipelines:
-        thread = pipeline._thread
-        if thread is not None:
-            thread.join(15.0)
-            assert not thread.is_alive(), "the export thread outlived shutdown by 15 s"
+        senders = pipeline.span_export.senders
+        for thread in [pipeline._thread, *(senders.threads() if senders is not None else ())]:
+            if thread is not None:
+                thread.join(15.0)
+                assert not thread.is_alive(), f"{thread.name} outlived shutdown by 15 s"

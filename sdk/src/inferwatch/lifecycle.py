@@ -18,7 +18,8 @@ _lock = threading.Lock()
 
 def init(*, endpoint: str | None = None, api_key: str | None = None, service_name: str | None = None,
          capture: str | None = None, sample_rate: float | None = None, max_queue_size: int | None = None,
-         max_export_batch_size: int | None = None, schedule_delay_ms: int | None = None,
+         max_export_batch_size: int | None = None, max_backlog_batch_size: int | None = None,
+         max_concurrent_exports: int | None = None, schedule_delay_ms: int | None = None,
          export_timeout_s: float | None = None, user_hash_key: str | None = None, enabled: bool | None = None,
          exporter: Any = None, budget_guard: bool | Mapping[str, Any] | None = None,
          metric_exporter: Any = None, before_send: Callable[[Any], Any] | None = None,
@@ -41,14 +42,18 @@ def init(*, endpoint: str | None = None, api_key: str | None = None, service_nam
     export thread, never on the app's: for an app's own logs or metrics. It runs before the call's span is
     exported, so a slow hook holds the export back; one that raises is counted in
     ``stats()["internal_errors"]``. Calls dropped before the export thread (queue full, sampled out) are not
-    given to it."""
+    given to it. ``max_concurrent_exports`` (4) span export requests may be in flight at once, and requests grow
+    from ``max_export_batch_size`` (512) up to ``max_backlog_batch_size`` (8,192) spans while a backlog builds up
+    (:mod:`inferwatch.telemetry.senders`)."""
     with _lock:
         running = client.get_options()
         if client.get_pipeline() is not None and running is not None:
             return running
         options = resolve(endpoint=endpoint, api_key=api_key, service_name=service_name, capture=capture,
                           sample_rate=sample_rate, max_queue_size=max_queue_size,
-                          max_export_batch_size=max_export_batch_size, schedule_delay_ms=schedule_delay_ms,
+                          max_export_batch_size=max_export_batch_size,
+                          max_backlog_batch_size=max_backlog_batch_size,
+                          max_concurrent_exports=max_concurrent_exports, schedule_delay_ms=schedule_delay_ms,
                           export_timeout_s=export_timeout_s, user_hash_key=user_hash_key, enabled=enabled,
                           disk_buffer_dir=disk_buffer_dir, disk_buffer_max_bytes=disk_buffer_max_bytes)
         if not options.enabled:

@@ -26,8 +26,15 @@ class Options:
     service_name: str = "unknown_service"
     capture: str = "off"  # off: no prompt/completion text leaves the process; redacted; full (secrets scrubbed)
     sample_rate: float = 1.0  # share of LLM calls recorded (errors are always kept)
-    max_queue_size: int = 20_000  # spans waiting for export; beyond this they are dropped and counted
-    max_export_batch_size: int = 512
+    # spans waiting for export (and call rows waiting for the histograms); beyond, they are dropped and counted.
+    # About 1 KiB per queued call with capture off (plus the captured text when on): ~32 MiB when full. At 5,000
+    # calls/s it holds 6.5 s of calls: a collector's commit (~1 s) plus a Retry-After or two.
+    max_queue_size: int = 32_768
+    max_export_batch_size: int = 512  # spans per request while the export keeps up
+    # while a backlog builds up (the requests in flight take longer than the spans take to arrive), requests grow
+    # up to this many spans (and at most ~8 MiB; the collector takes 16 MiB): one decode and commit for many spans
+    max_backlog_batch_size: int = 8192
+    max_concurrent_exports: int = 4  # span export requests in flight at once (a sender thread and connection each)
     schedule_delay_ms: int = 500  # how often the export thread wakes up
     export_timeout_s: float = 10.0  # one export attempt, retries included
     max_attribute_chars: int = 32_768  # longer captured text is truncated before redaction
@@ -73,8 +80,9 @@ def resolve(**arguments: Any) -> Options:
         raise ValueError(f"capture must be one of {', '.join(CAPTURE_MODES)}, not {options.capture!r}")
     if not 0.0 <= options.sample_rate <= 1.0:
         raise ValueError(f"sample_rate must be between 0 and 1, not {options.sample_rate}")
-    if options.max_queue_size < 1 or options.max_export_batch_size < 1:
-        raise ValueError("max_queue_size and max_export_batch_size must be at least 1")
+    for name in ("max_queue_size", "max_export_batch_size", "max_backlog_batch_size", "max_concurrent_exports"):
+        if getattr(options, name) < 1:
+            raise ValueError(f"{name} must be at least 1, not {getattr(options, name)}")
     if options.disk_buffer_max_bytes < 1:
         raise ValueError("disk_buffer_max_bytes must be at least 1")
     return options

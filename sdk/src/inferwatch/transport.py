@@ -20,6 +20,7 @@ import random
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -88,6 +89,12 @@ class Transport:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._session: requests.Session | None = None
         self._pid = 0
+        self._ca_file = ca_file
+        self._api_key = api_key
+
+    def copy(self) -> Transport:
+        """A transport to the same collector with the same key and its own session (one per thread)."""
+        return Transport(self.endpoint, self._api_key, self._ca_file)
 
     def url(self, path: str) -> str:
         return self.endpoint + path
@@ -114,10 +121,13 @@ class Transport:
 
     def send(self, path: str, body: bytes, content_type: str, policy: RetryPolicy, *, timeout_s: float,
              deadline_s: float | None = None, compress: bool = False, accept: str | None = None,
-             abort: threading.Event | None = None) -> Answer:
+             abort: threading.Event | None = None, on_wait: Callable[[float], None] | None = None) -> Answer:
         """POST with retries (see the module): each attempt within ``timeout_s``, all of them within
         ``deadline_s`` when given. Returns the last answer, once it is final, the attempts are spent, the next
-        wait would pass the deadline, or ``abort`` is set."""
+        wait would pass the deadline, or ``abort`` is set. ``on_wait(seconds)`` is told each wait the rule asks
+        for after a transient answer (also one not waited because of the deadline), so that a caller with other
+        requests to send can hold them back as long (a collector's ``Retry-After`` is meant for the client, not
+        one request)."""
         deadline = None if deadline_s is None else time.monotonic() + deadline_s
         body, headers = self._prepared(body, content_type, compress, accept)
         answer = UNREACHABLE
@@ -127,6 +137,8 @@ class Transport:
             if answer.ok or not policy.retryable(answer.status) or attempt + 1 == policy.attempts:
                 break
             wait = policy.wait(attempt, answer)
+            if on_wait is not None:
+                on_wait(wait)
             if deadline is not None and wait > deadline - time.monotonic():
                 break
             if abort is not None:

@@ -5,17 +5,21 @@ The caller's thread only appends to a deque (``LightSpan.end``/``end_call``, ``P
 raises (architecture §4 rules 1, 4, 7). One daemon thread does everything else, through one
 :class:`~inferwatch.transport.Transport`, in stages:
 
-* spans (:mod:`.span_export`): every ``schedule_delay_ms``, or at once when a batch is full;
+* spans (:mod:`.span_export`): every ``schedule_delay_ms``, or at once when a batch is full; the encoded requests
+  are posted by the sender threads (:mod:`.senders`, up to ``max_concurrent_exports`` in flight), and while the
+  queue holds more than a batch per free sender the requests grow up to ``max_backlog_batch_size``
+  (:meth:`Pipeline._batch_limit`);
 * metrics (:mod:`.metric_export`): the GenAI histograms, every ``metrics_interval_s``;
 * feedback (:mod:`.feedback_export`): as soon as it is queued.
 
 Every drop is counted by reason (:data:`DROP_REASONS`); every failure in here is guarded
 (:mod:`inferwatch._guard`).
 
-:meth:`Pipeline.flush` puts a marker in the span queue; when the export thread reaches it, every span queued before
-it has been handled, the disk backlog probed and the metrics sent; then the feedback queued before it is sent, and
-the feedback waiting to be sent once more. The same flush runs for every live pipeline at exit, so that feedback
-sent right before the exit reaches the collector after its call does.
+:meth:`Pipeline.flush` puts a marker in the span queue; when the export thread reaches it and every request before
+it was answered, every span queued before it has been handled, the disk backlog probed and the metrics sent; then
+the feedback queued before it is sent, and the feedback waiting to be sent once more. The same flush runs for
+every live pipeline at exit, so that feedback sent right before the exit reaches the collector after its call
+does.
 
 The provider is private (never ``set_tracer_provider``), and the metrics never touch a global ``MeterProvider``,
 so an app's own OpenTelemetry setup keeps working and its spans never reach our collector (architecture §4
@@ -68,6 +72,7 @@ ATEXIT_TIMEOUT_S = 2.0  # at exit: the spans and metrics within this, then the f
 PENDING_SCAN_LIMIT = 4096  # queued calls asked for their response ids per feedback batch (newest first)
 ID_POOL_SIZE = 4096  # span id pairs drawn ahead (refilled at a wake-up once half are used)
 EXPORT_THREAD_NAME = "inferwatch-export"
+ABORT_GRACE_S = 0.1  # at shutdown, for the requests whose retry wait was cut short to end and be counted
 
 OnCall = Callable[[InferenceMetrics], Any]
 
@@ -112,6 +117,7 @@ class Pipeline:
         self.options = options
         self._max_queue = options.max_queue_size
         self._batch_size = options.max_export_batch_size
+        self._max_batch = max(options.max_backlog_batch_size, self._batch_size)
         self._delay_s = max(options.schedule_delay_ms, 1) / 1000
         self._max_span_bytes = max_span_bytes
         self._metrics_interval_s = metrics_interval_s
@@ -151,6 +157,7 @@ class Pipeline:
         self._wake = threading.Event()
         self._abort = threading.Event()  # set by shutdown(): stops a retry wait
         self._flush_asked = False
+        self._last_flush: dict[str, Any] | None = None  # what the last flush() left (stats()["last_flush"])
         self._counts_lock = threading.Lock()
         self._start_lock = threading.Lock()
         self._dropped: dict[str, int] = dict.fromkeys(DROP_REASONS, 0)
@@ -258,7 +265,10 @@ class Pipeline:
         with self._counts_lock:
             dropped = dict(self._dropped)
         spans = self.span_export
+        requests, in_flight = spans.in_flight()
         return {"queued": sum(1 for item in list(self._queue) if type(item) is not _Flush),
+                "in_flight": in_flight, "in_flight_requests": requests,
+                "last_flush": dict(self._last_flush) if self._last_flush else None,
                 "exported": spans.exported, "dropped": dropped, "export_failures": spans.failures,
                 "metric_export_failures": self.metric_export.failures,
                 "internal_errors": dict(_guard.internal_errors), "disk_buffer": spans.disk_stats()}
@@ -282,13 +292,21 @@ class Pipeline:
             self._flush_asked = True
             self._wake.set()
             if feedback_timeout is None:
-                return marker.done.wait(timeout)
+                return self._flushed(marker.done.wait(timeout))
             if not marker.spans_done.wait(timeout) and not (self.feedback.pending() or self.feedback.again):
-                return False  # no feedback waits behind the spans: no reason to wait longer
-            return marker.done.wait(extra)
+                return self._flushed(False)  # no feedback waits behind the spans: no reason to wait longer
+            return self._flushed(marker.done.wait(extra))
         except Exception as exc:  # noqa: BLE001
             _guard.record_internal_error("telemetry.flush", exc)
             return False
+
+    def _flushed(self, completed: bool) -> bool:
+        """Note what the flush that ends here left (``stats()["last_flush"]``) and return ``completed``."""
+        requests, spans = self.span_export.in_flight()
+        queued = sum(1 for item in list(self._queue) if type(item) is not _Flush)
+        self._last_flush = {"completed": completed, "queued": queued, "in_flight": spans,
+                            "in_flight_requests": requests}
+        return completed
 
     def on_export_thread(self) -> bool:
         """Whether the caller runs in this pipeline's export thread (an app's hook there: ``before_send``,
@@ -306,6 +324,8 @@ class Pipeline:
             self._stopping = True
             self._abort.set()
             self._wake.set()
+            if self.span_export.senders is not None:
+                self.span_export.senders.wake()  # a wait for a free sender or for the answers ends now
             thread = self._thread
             if thread is not None and thread is not threading.current_thread():
                 thread.join(max(deadline - time.monotonic(), 0.0))
@@ -316,6 +336,11 @@ class Pipeline:
                     item.release()  # a concurrent flush() need not wait for a thread that has stopped
             if left := sum(1 for item in items if type(item) is not _Flush):
                 self.count_drop("shutdown", left)
+            senders = self.span_export.senders
+            if senders is not None:  # the retry waits were cut short: those requests end now, counted
+                senders.wait_idle(max(deadline - time.monotonic(), ABORT_GRACE_S), stop_on_abort=False)
+            if senders is not None and (left := senders.abandon()):
+                self.count_drop("shutdown", left)  # in requests not answered yet: counted once, here
             if left := self.feedback.drop_queued():
                 feedback_export.count("dropped", left, reason="shutdown")
         except Exception as exc:  # noqa: BLE001
@@ -377,12 +402,14 @@ class Pipeline:
             self._wake.wait(max(wake_at - time.monotonic(), 0.0))
             self._wake.clear()
             stopping = self._stopping
-            if (stopping or self._flush_asked or len(self._queue) >= self._batch_size
-                    or time.monotonic() >= next_drain):
+            drain_all = stopping or self._flush_asked or time.monotonic() >= next_drain
+            if drain_all:
                 self._flush_asked = False
+            if drain_all or len(self._queue) >= self._batch_size:
                 with _guard.guard("telemetry.export_loop"):
-                    self._drain()
-                next_drain = time.monotonic() + self._delay_s
+                    self._drain(everything=drain_all)
+                if drain_all:
+                    next_drain = time.monotonic() + self._delay_s
             if not self._closed:
                 with _guard.guard("feedback.resend"):
                     self.feedback.resend_due()
@@ -412,13 +439,34 @@ class Pipeline:
             draw = self._id_random.getrandbits
             pool.extend([(draw(128) or draw(128), draw(64) or draw(64)) for _ in range(missing)])
 
-    def _drain(self) -> None:
+    def _batch_limit(self) -> int:
+        """Spans to take for the next request: ``max_export_batch_size``, or when the queue holds more, the backlog
+        shared among the free senders, up to ``max_backlog_batch_size``. Why: a backlog means the requests in
+        flight take longer than the spans take to arrive; bigger requests cost the collector less per span (one
+        decode, one part of its group commit), so the export catches up instead of falling further behind."""
+        senders = self.span_export.senders
+        if senders is None or self.span_export.disk is not None:
+            return self._batch_size
+        share = -(-len(self._queue) // max(senders.free(), 1))
+        return min(max(self._batch_size, share), self._max_batch)
+
+    def _drain(self, everything: bool = True) -> None:
+        """Send the queued spans in requests: the full batches, and with ``everything`` (the schedule's wake-up, a
+        flush, the stop) what was queued when it began too. Spans queued meanwhile wait for a full batch or the
+        next wake-up: many tiny requests would cost the collector more than the wait costs."""
         queue = self._queue
+        senders = self.span_export.senders if self.span_export.disk is None else None
+        remaining = len(queue) if everything else 0
         while queue and not self._closed:  # after shutdown() gave up waiting, the rest is counted there
+            if remaining <= 0 and len(queue) < self._batch_size:
+                return
+            if senders is not None and not senders.wait_free():
+                return  # shutting down: shutdown() counts what is left
+            limit = self._batch_limit()
             batch: list[ReadableSpan | Recorded] = []
             self._taken = batch
             marker: _Flush | None = None
-            while queue and len(batch) < self._batch_size:
+            while queue and len(batch) < limit:
                 item = queue[0]  # in the batch before it leaves the queue: always in one of them for a reader
                 if type(item) is _Flush:
                     queue.popleft()
@@ -429,9 +477,11 @@ class Pipeline:
                     queue.popleft()
                 except IndexError:  # emptied by shutdown() meanwhile (it counted what it found)
                     break
+            remaining -= len(batch) + (marker is not None)
             try:
                 if batch:
                     self.span_export.export(batch)
+                self._taken = []
                 if marker is not None:
                     self._at_flush(marker)
             finally:
@@ -440,6 +490,8 @@ class Pipeline:
                     marker.release()
 
     def _at_flush(self, marker: _Flush) -> None:
+        with _guard.guard("telemetry.flush.wait_sent"):
+            self.span_export.wait_sent()  # every request before the marker answered: bounded by their deadline
         with _guard.guard("telemetry.disk_buffer.replay"):
             self.span_export.replay(force=True)  # one probe now, whatever the backoff
         with _guard.guard("telemetry.metrics"):

@@ -1,9 +1,10 @@
 """The spans stage of the export pipeline (export thread): content handling, ``before_send`` and the size cap,
 then requests of at most :data:`MAX_REQUEST_BYTES` to ``{endpoint}/v1/traces``.
 
-Without a disk buffer (the default) a request goes through the transport's retry rule (:data:`OTLP_RETRY`, within
-``export_timeout_s``) and a request that still fails is dropped as ``export_failed``. A custom ``exporter=`` is
-called instead, once per request.
+Without a disk buffer (the default) a request is handed to the sender threads (:mod:`.senders`: up to
+``max_concurrent_exports`` requests in flight), which post it through the transport's retry rule
+(:data:`OTLP_RETRY`, within ``export_timeout_s``); a request that still fails is dropped as ``export_failed``. A
+custom ``exporter=`` is called instead, once per request, in the export thread, one request at a time.
 
 With a disk buffer (``Options.disk_buffer_dir``; :mod:`inferwatch.disk_buffer`) each request gets one attempt. A
 request that fails transiently (connection refused or reset, timeout, 408/429/502/503/504) is written to the
@@ -30,6 +31,7 @@ from ..disk_buffer import DiskBuffer, DiskBufferLocked
 from ..options import Options
 from ..transport import OTLP_RETRY, Answer, RetryPolicy, Transport
 from .content import ContentFilter
+from .senders import Senders
 
 _log = logging.getLogger("inferwatch")
 
@@ -57,6 +59,7 @@ class SpanExport:
         self.content = ContentFilter(options.capture, redactor)
         self.exported = 0
         self.failures = 0  # requests that failed
+        self._counts = threading.Lock()  # the senders count from their threads
         self._options = options
         self._max_span_bytes = max_span_bytes
         self._transport = transport
@@ -67,6 +70,12 @@ class SpanExport:
         self.disk_state = "pending" if options.disk_buffer_dir and exporter is None else "off"
         self._disk_failures = 0  # failed probes in a row
         self._disk_retry_at = 0.0
+        # the sender threads, for the default OTLP export (a custom exporter is called in the export thread)
+        self.senders: Senders | None = None
+        if exporter is None:
+            self.senders = Senders(options.max_concurrent_exports, path=PATH, content_type=CONTENT_TYPE,
+                                   timeout_s=options.export_timeout_s, make_transport=transport.copy,
+                                   on_done=self._done, abort=abort)
 
     # --- one batch ------------------------------------------------------------------------------------------
     def export(self, batch: list[Any]) -> None:
@@ -132,18 +141,27 @@ class SpanExport:
         if self.disk is not None:
             self._send_buffered(payload, len(spans))
             return
-        timeout_s = self._options.export_timeout_s
-        answer = self._transport.send(PATH, payload, CONTENT_TYPE, OTLP_RETRY, timeout_s=timeout_s,
-                                        deadline_s=timeout_s, compress=True, abort=self._abort)
-        self._done(answer.ok, len(spans))
+        if self.senders is not None and not self.senders.submit(payload, len(spans)):
+            self._count_drop("shutdown", len(spans))  # not taken: the pipeline is shutting down
+
+    def wait_sent(self, timeout: float | None = None) -> bool:
+        """Wait until every request handed to the senders was answered (the flush's wait); False on timeout or
+        abort."""
+        return self.senders is None or self.senders.wait_idle(timeout)
+
+    def in_flight(self) -> tuple[int, int]:
+        """(requests, spans) handed to the senders and not answered yet."""
+        return (0, 0) if self.senders is None else self.senders.in_flight()
 
     def _done(self, ok: bool, n: int) -> None:
-        if ok:
-            self.exported += n
-            return
-        self.failures += 1
+        with self._counts:
+            if ok:
+                self.exported += n
+                return
+            self.failures += 1
+            first = self.failures == 1
         self._count_drop("export_failed", n)
-        if self.failures == 1 and self.exporter is None:
+        if first and self.exporter is None:
             _log.warning("inferwatch: span export to %s failed; failures and dropped spans are counted in "
                          "inferwatch.stats()", self._transport.url(PATH))
 
@@ -238,7 +256,10 @@ class SpanExport:
                                       compress=True)
 
     def close(self) -> None:
-        """Close the disk buffer (its segments stay for the next ``init()`` with this directory)."""
+        """Close the disk buffer (its segments stay for the next ``init()`` with this directory); the senders stop
+        once the requests they hold are done."""
+        if self.senders is not None:
+            self.senders.close()
         if self.disk is not None:
             self.disk.close()
 
