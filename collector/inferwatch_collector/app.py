@@ -77,6 +77,7 @@ def build_writer(store: Store, settings: Settings) -> BatchWriter:
         flush_interval_s=settings.flush_interval_s,
         max_batch_rows=settings.max_batch_rows,
         max_queue_rows=settings.max_queue_rows,
+        min_insert_interval_s=settings.min_insert_interval_s,
         retries=settings.insert_retries,
     )
 

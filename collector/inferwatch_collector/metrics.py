@@ -1,5 +1,6 @@
-"""The collector's Prometheus metrics as text: request and writer counters, the spool, call pairing, API key
-checks, redactions, and the scheduled jobs and notifications of the last day (from their tables).
+"""The collector's Prometheus metrics as text: request and writer counters, inserts per table and their sizes,
+the spool, call pairing, API key checks, redactions, the scheduled jobs and notifications of the last day (from
+their tables), and the active and created parts per table (from ``system.parts``).
 
 Served by the internal listener (``metrics_listener.py``), never on the public port.
 """
@@ -34,9 +35,39 @@ def _job_and_notifier_lines(store) -> list[str]:
     ]
 
 
+def _parts_lines(store) -> list[str]:
+    """Active parts per table (and in its fullest partition) and parts created per table, from ``system.parts``.
+
+    Parts created is the table's highest block number: every insert (and mutation) takes the next number and a
+    merged part keeps its range, so the number only grows, like a counter (per partition on Replicated tables,
+    summed). One aggregation over a few hundred rows per scrape; empty when the database does not answer."""
+    try:
+        rows = store.query(
+            "SELECT table, partition_id, startsWith(any(engine), 'Replicated'), countIf(active), "
+            "max(max_block_number) FROM system.parts WHERE database = {db:String} GROUP BY table, partition_id "
+            "ORDER BY table", parameters={"db": store.database}).result_rows
+    except Exception:  # noqa: BLE001 - the database is down: the other metrics still answer
+        return []
+    tables: dict[str, list[int]] = {}  # table -> [active, fullest partition, created]
+    for table, _, replicated, active, block in rows:
+        entry = tables.setdefault(table, [0, 0, 0])
+        entry[0] += active
+        entry[1] = max(entry[1], active)
+        entry[2] = entry[2] + block if replicated else max(entry[2], block)
+    return [
+        "# TYPE inferwatch_parts_created_total counter",
+        *(f'inferwatch_parts_created_total{{table="{t}"}} {v[2]}' for t, v in tables.items()),
+        "# TYPE inferwatch_active_parts gauge",
+        *(f'inferwatch_active_parts{{table="{t}"}} {v[0]}' for t, v in tables.items()),
+        "# TYPE inferwatch_active_parts_max_per_partition gauge",
+        *(f'inferwatch_active_parts_max_per_partition{{table="{t}"}} {v[1]}' for t, v in tables.items()),
+    ]
+
+
 def render(state: Any) -> str:
     """The Prometheus text exposition of the collector whose ``app.state`` is ``state`` (set up by the app's
-    lifespan). Runs one query for the job and notifier lines; answers without them when the database is down."""
+    lifespan). Runs the queries of the job and notifier lines and of the parts; answers without them when the
+    database is down."""
     writer, ingest = state.writer.stats, state.ingest_stats
     lines = [
         "# TYPE inferwatch_spans_accepted_total counter",
@@ -76,6 +107,7 @@ def render(state: Any) -> str:
         *state.inflight.metric_lines(),  # the in-flight budget: bytes, waits and rejections by route
         "# TYPE inferwatch_write_queue_rows gauge",
         f"inferwatch_write_queue_rows {state.writer.pending_rows}",
+        *state.writer.insert_metric_lines(),  # inserts per table, rows and bytes per insert
         *state.writer.metric_lines(),  # the spool: spooled/replayed batches, bytes, oldest age
         *state.call_pairing.metric_lines(),  # held LLM calls, spans merged into one row per request
         *state.keys.metric_lines(),  # key lookups, refusals, the two key caches, the revocation poll
@@ -83,5 +115,6 @@ def render(state: Any) -> str:
         *(f'inferwatch_redactions_total{{entity="{entity}"}} {count}'
           for entity, count in sorted(ingest.redactions.items())),
         *_job_and_notifier_lines(state.store),
+        *_parts_lines(state.store),
     ]
     return "\n".join(lines) + "\n"

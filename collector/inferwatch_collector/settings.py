@@ -141,8 +141,27 @@ class Settings(BaseSettings):
         description="Seconds a request waits for room in the in-flight budget before 429/503 + Retry-After "
         "(at most 5: exporters give up after 10 s).",
     )
-    flush_rows: int = Field(10_000, ge=1, description="Writer flushes once this many rows are pending...")
-    flush_interval_s: float = Field(1.0, gt=0, description="...or once the oldest pending row is this old.")
+    min_insert_interval_s: float = Field(
+        0.1,
+        ge=0,
+        le=10,
+        description="Least time between the starts of two inserts into a table. The writer inserts as soon as it "
+        "is free, batching every request that arrived meanwhile, and a request is acknowledged once its insert "
+        "returns; this spacing bounds the new parts ClickHouse must merge to 1/min_insert_interval_s per second in "
+        "each table and partition.",
+    )
+    flush_rows: int = Field(
+        10_000,
+        ge=1,
+        description="A batch stops waiting for requests still being decoded once this many rows are pending "
+        "(while ClickHouse fails: a spooled batch is cut here)...",
+    )
+    flush_interval_s: float = Field(
+        1.0,
+        gt=0,
+        description="...or once its oldest row has waited this long: the most a request waits for others to "
+        "join its insert (while ClickHouse fails: for its spooled batch to fill).",
+    )
     max_batch_rows: int = Field(100_000, ge=1, description="Largest single insert the writer makes.")
     max_queue_rows: int = Field(
         200_000, ge=1, description="Rows waiting for the writer; beyond this ingest answers 503 + Retry-After."

@@ -1,18 +1,26 @@
-"""Group-commit writer: many requests' rows, one ClickHouse insert per table, acknowledged after commit.
+"""Adaptive group-commit writer: many requests' rows, one ClickHouse insert per table, acknowledged after commit.
 
-Why: an insert has a fixed cost of tens of milliseconds whatever its size (chDB ignores ``async_insert``), so
-inserting per request caps ingest at a few thousand spans/s. Requests hand their rows to this writer
-and wait; a single writer thread flushes once ``flush_rows`` rows are pending or the oldest has waited
-``flush_interval_s``, then resolves every waiting request at once. Under load the next batch simply grows
-(up to ``max_batch_rows``), so throughput rises with load instead of latency exploding.
+Why: an insert has a fixed cost of tens of milliseconds whatever its size (chDB ignores ``async_insert``), and
+every insert makes a new part that ClickHouse must merge, so inserting per request caps ingest at a few thousand
+spans/s and floods the merges. Requests hand their rows to this writer and wait; a single writer thread inserts
+as soon as it is free, taking every request that arrived meanwhile (up to ``max_batch_rows``) as one batch, but
+starts two inserts at least ``min_insert_interval_s`` apart. A request being decoded can be announced
+(:meth:`announce`): while announced requests are on their way and fewer than ``flush_rows`` rows wait, the writer
+waits for them, at most ``flush_interval_s`` after the oldest waiting request arrived, instead of inserting a small
+batch and leaving them for the next insert. So a lone request is written at once (its acknowledgement waits for
+its own insert, not for a timer), concurrent requests share one insert, under load the batches grow with the
+insert time, and each table gets at most ``1 / min_insert_interval_s`` inserts per second whatever the load.
 
 Guarantees:
 - a request is acknowledged only after its rows are durable: in ClickHouse, or, with a spool attached
   (:mod:`spool`), in an fsync'd spool segment after the insert failed every retry. While any batch is spooled,
-  new batches are spooled behind it (order kept) and the writer thread replays the spool oldest first, backing off
-  while the database keeps failing; a full spool makes the batch fail with :class:`QueueFull` (503);
+  new batches are spooled behind it (order kept), collected like a classic group commit (``flush_rows`` rows or
+  ``flush_interval_s`` of waiting: an outage leaves few, large segments), and the writer thread replays the spool
+  oldest first, backing off while the database keeps failing; a full spool makes the batch fail with
+  :class:`QueueFull` (503);
 - each table insert of a batch carries ``insert_deduplication_token = <batch id>:<table>``, so retrying a batch
   after an ambiguous failure (insert done, reply lost) lands it once, rollups included;
+- inserts, replayed ones included, start at least ``min_insert_interval_s`` apart (except while stopping);
 - memory is bounded: beyond ``max_queue_rows`` pending rows, :meth:`submit` raises :class:`QueueFull` and the
   route answers 503 with Retry-After (OTLP exporters retry) instead of buffering without limit.
 
@@ -31,6 +39,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from .insert_stats import InsertStats
 from .native import EncodedRows
 from .rows import TABLE_COLUMNS
 from .spool import Spool, SpoolFull, SpoolPart, dedup_token
@@ -66,6 +75,7 @@ class WriterStats:
     last_batch_rows: int = 0
     last_insert_seconds: float = 0.0
     insert_seconds_total: float = 0.0
+    inserts: InsertStats = field(default_factory=InsertStats)  # per table: count, rows and bytes per insert
 
 
 @dataclass
@@ -87,6 +97,7 @@ class BatchWriter:
         flush_interval_s: float = 1.0,
         max_batch_rows: int = 100_000,
         max_queue_rows: int = 200_000,
+        min_insert_interval_s: float = 0.1,
         retries: int = 3,
         retry_backoff_s: float = 0.2,
     ) -> None:
@@ -95,12 +106,14 @@ class BatchWriter:
         self.flush_interval_s = flush_interval_s
         self.max_batch_rows = max_batch_rows
         self.max_queue_rows = max_queue_rows
+        self.min_insert_interval_s = min_insert_interval_s
         self.retries = retries
         self.retry_backoff_s = retry_backoff_s
         self.stats = WriterStats()
         self._queue: deque[_Pending] = deque()
         self._queued_rows = 0  # rows waiting (not yet taken by the thread)
         self._inflight_rows = 0  # rows in the insert being made now
+        self._announced = 0  # requests being decoded whose rows will be submitted (see announce)
         self._cond = threading.Condition()
         self._stopping = False
         self._halt = False  # stop(drain=False): leave the queue and the spool as a crash would
@@ -111,6 +124,7 @@ class BatchWriter:
         self.replay_budget_s = 0.5  # replay at most this long between two batches, so new ones keep moving
         self._next_replay = 0.0
         self._replay_backoff = 0.0
+        self._next_insert_at = 0.0  # monotonic: the next insert starts no earlier (min_insert_interval_s)
 
     def attach_spool(self, spool: Spool | None, *, replay_interval_s: float = 1.0,
                      max_replay_backoff_s: float = 30.0) -> None:
@@ -131,6 +145,14 @@ class BatchWriter:
     def metric_lines(self) -> list[str]:
         """Prometheus lines of the spool (none without one), for /metrics."""
         return self.spool.metric_lines() if self.spool is not None else []
+
+    def insert_metric_lines(self) -> list[str]:
+        """Prometheus lines of the inserts per table (count, rows and bytes each) and their spacing."""
+        return [
+            "# TYPE inferwatch_min_insert_interval_seconds gauge",
+            f"inferwatch_min_insert_interval_seconds {self.min_insert_interval_s:g}",
+            *self.stats.inserts.metric_lines(),
+        ]
 
     @property
     def alive(self) -> bool:
@@ -169,36 +191,57 @@ class BatchWriter:
             if not item.future.done():
                 item.future.set_exception(WriteFailed("collector shut down before the batch was written"))
 
-    def submit(self, rows: Batch) -> Future:
+    def announce(self) -> None:
+        """A request's rows are on their way (it is being decoded): batch them with what waits now.
+
+        Every announcement must end with ``submit(..., announced=True)`` or :meth:`withdraw`; one left open
+        only delays batches, by at most ``flush_interval_s`` each."""
+        with self._cond:
+            self._announced += 1
+
+    def withdraw(self) -> None:
+        """An announced request will not be submitted (it failed or was shed)."""
+        with self._cond:
+            self._announced = max(0, self._announced - 1)
+            if self._announced == 0:
+                self._cond.notify_all()
+
+    def submit(self, rows: Batch, *, announced: bool = False) -> Future:
         """Queue one request's rows; the future resolves when they are committed.
 
-        An empty batch resolves at once. Raises :class:`QueueFull` when accepting it would exceed the bound
-        (a single request larger than the bound is still accepted when nothing else is pending, so a legal
-        maximum-size request can always make progress).
+        ``announced``: this ends the request's :meth:`announce` (whatever happens here). An empty batch resolves
+        at once. Raises :class:`QueueFull` when accepting it would exceed the bound (a single request larger
+        than the bound is still accepted when nothing else is pending, so a legal maximum-size request can always
+        make progress).
         """
         count = sum(part.rows for part in rows.values())
         future: Future = Future()
-        if count == 0:
-            future.set_result(None)
-            return future
         with self._cond:
-            if self._stopping or not self.alive:
-                raise WriteFailed("writer is not running")
-            spool = self.spool
-            if spool is not None and spool.pending and spool.full:  # spooling, and no room: shed now
-                spool.stats.rejected_full += 1
-                self.stats.rejected_queue_full += 1
-                raise QueueFull(retry_after_s=SPOOL_FULL_RETRY_AFTER_S)
-            if self.pending_rows + count > self.max_queue_rows and self.pending_rows > 0:
-                self.stats.rejected_queue_full += 1
-                # a full queue drains in roughly (pending / recent throughput); one second is the floor
-                raise QueueFull(retry_after_s=max(1.0, self.flush_interval_s))
-            was_empty = not self._queue
-            self._queue.append(_Pending(rows, count, time.monotonic(), future))
-            self._queued_rows += count
-            if was_empty or self._queued_rows >= self.flush_rows:  # start the age clock, or flush now
+            if announced:  # in the same critical section as the append: the writer sees both or neither
+                self._announced = max(0, self._announced - 1)
                 self._cond.notify_all()
+            if count:
+                self._enqueue(rows, count, future)
+        if not count:
+            future.set_result(None)
         return future
+
+    def _enqueue(self, rows: Batch, count: int, future: Future) -> None:
+        """Append one request to the queue, or raise why it cannot be (the lock is held)."""
+        if self._stopping or not self.alive:
+            raise WriteFailed("writer is not running")
+        spool = self.spool
+        if spool is not None and spool.pending and spool.full:  # spooling, and no room: shed now
+            spool.stats.rejected_full += 1
+            self.stats.rejected_queue_full += 1
+            raise QueueFull(retry_after_s=SPOOL_FULL_RETRY_AFTER_S)
+        if self.pending_rows + count > self.max_queue_rows and self.pending_rows > 0:
+            self.stats.rejected_queue_full += 1
+            # a full queue drains in roughly (pending / recent throughput); one second is the floor
+            raise QueueFull(retry_after_s=max(1.0, self.flush_interval_s))
+        self._queue.append(_Pending(rows, count, time.monotonic(), future))
+        self._queued_rows += count
+        self._cond.notify_all()  # the writer re-checks whether a batch is due
 
     # --- writer thread ---
     def _replay_wait(self) -> float | None:
@@ -207,8 +250,23 @@ class BatchWriter:
             return None
         return max(0.0, self._next_replay - time.monotonic())
 
+    def _batch_wait(self) -> float:
+        """Seconds until the queued requests are taken as a batch (0: now); the lock is held, the queue is not
+        empty. Live: once the last insert is ``min_insert_interval_s`` old and no announced request is still
+        on its way, or ``flush_rows`` rows wait, or the oldest has waited ``flush_interval_s``. Spooling: once
+        ``flush_rows`` rows wait or the oldest has waited ``flush_interval_s`` (a spooled batch costs a replayed
+        insert later, so fewer and larger ones let the replay catch up). Stopping: at once."""
+        if self._stopping:
+            return 0.0
+        now = time.monotonic()
+        spacing = max(0.0, self._next_insert_at - now)
+        spooling = self.spool is not None and self.spool.pending
+        if self._queued_rows >= self.flush_rows or not (spooling or self._announced):
+            return spacing
+        return max(spacing, self._queue[0].enqueued + self.flush_interval_s - now)
+
     def _take_batch(self) -> list[_Pending] | None:
-        """Wait for a flush condition and take whole requests up to ``max_batch_rows``.
+        """Wait until a batch is due and take whole requests up to ``max_batch_rows``.
 
         ``[]`` when a spool replay is due before a batch is ready; ``None`` when the thread should exit.
         """
@@ -218,12 +276,11 @@ class BatchWriter:
                     return None
                 due = self._replay_wait()
                 if self._queue:
-                    age = time.monotonic() - self._queue[0].enqueued
-                    if self._queued_rows >= self.flush_rows or age >= self.flush_interval_s or self._stopping:
+                    wait = self._batch_wait()
+                    if wait <= 0:
                         break
                     if due is not None and due <= 0:
                         return []
-                    wait = self.flush_interval_s - age
                     self._cond.wait(wait if due is None else min(wait, due))
                 elif self._stopping:
                     return None
@@ -242,6 +299,21 @@ class BatchWriter:
             self._queued_rows -= rows
             self._inflight_rows = rows
             return taken
+
+    def _insert_slot(self, deadline: float | None = None) -> bool:
+        """Wait until the next insert may start (``min_insert_interval_s`` after the last one began) and claim it.
+
+        False, without claiming, when the writer halts first or the slot comes after ``deadline``."""
+        with self._cond:
+            while not self._stopping:
+                wait = self._next_insert_at - time.monotonic()
+                if wait <= 0:
+                    break
+                if self._halt or (deadline is not None and time.monotonic() + wait > deadline):
+                    return False
+                self._cond.wait(wait)
+            self._next_insert_at = time.monotonic() + self.min_insert_interval_s
+            return not self._halt
 
     def _run(self) -> None:
         while True:
@@ -289,11 +361,13 @@ class BatchWriter:
             self._spool(batch_id, parts)
             return
         total = 0
+        self._insert_slot()  # due already (see _batch_wait): this claims it
         try:
             for part in parts:
                 settings = {"insert_deduplication_token": dedup_token(batch_id, part.table)}
                 self._insert_with_retries(part.table, part.data, part.columns, settings)
                 self.stats.rows_written[part.table] += part.rows
+                self.stats.inserts.record(part.table, part.rows, len(part.data))
                 total += part.rows
         except Exception as exc:
             if self.spool is None:
@@ -332,6 +406,8 @@ class BatchWriter:
             if record is None:
                 self._replay_backoff = 0.0
                 return
+            if not self._insert_slot(deadline):
+                break
             started = time.perf_counter()
             try:
                 for part in record.parts:
@@ -348,6 +424,7 @@ class BatchWriter:
             spool.remove(record)
             for part in record.parts:
                 self.stats.rows_written[part.table] += part.rows
+                self.stats.inserts.record(part.table, part.rows, len(part.data))
             elapsed = time.perf_counter() - started
             self.stats.batches += 1
             self.stats.last_batch_rows = record.rows

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import threading
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -142,10 +143,26 @@ def test_body_over_the_limit_is_413(app_settings, store, keys):
     assert count(store) == 0
 
 
-def post_while_first_is_held(client, key: str, held) -> tuple:
-    """Post a first request from a thread, wait until ``held()`` says the collector holds it, post a second.
+@pytest.fixture
+def held_inserts(store, monkeypatch) -> threading.Event:
+    """The collector's inserts wait until the returned event is set (10 s at most): a request stays in the
+    writer (queued, in flight, holding its budget) for as long as a test needs."""
+    gate = threading.Event()
+    insert = store.insert_native
 
-    Returns ``(first_response, second_response)``; the first completes once its (slow) flush happens.
+    def held(*args, **kwargs):
+        gate.wait(10)
+        return insert(*args, **kwargs)
+
+    monkeypatch.setattr(store, "insert_native", held)
+    return gate
+
+
+def post_while_first_is_held(client, key: str, held, gate: threading.Event) -> tuple:
+    """Post a first request from a thread, wait until ``held()`` says the collector holds it, post a second,
+    then open ``gate`` (the held inserts) so the first completes.
+
+    Returns ``(first_response, second_response)``.
     """
     results = {}
     first = threading.Thread(
@@ -156,16 +173,17 @@ def post_while_first_is_held(client, key: str, held) -> tuple:
             break
         threading.Event().wait(0.01)
     second = post(client, payloads.genai_batch(5).SerializeToString(), key)
+    gate.set()
     first.join(10)
     return results["first"], second
 
 
-def test_full_write_queue_answers_503_with_retry_after(app_settings, store, keys):
-    # One request fills the queue and waits for the (slow) flush; the next one is shed, not buffered.
-    slow = app_settings.model_copy(update={"max_queue_rows": 5, "flush_interval_s": 3.0, "flush_rows": 10_000})
-    with TestClient(create_app(slow, store=store)) as client:
+def test_full_write_queue_answers_503_with_retry_after(app_settings, store, keys, held_inserts):
+    # One request fills the queue and waits for its (held) insert; the next one is shed, not buffered.
+    small = app_settings.model_copy(update={"max_queue_rows": 5})
+    with TestClient(create_app(small, store=store)) as client:
         writer = client.app.state.writer
-        first, shed = post_while_first_is_held(client, keys.ingest, lambda: writer.pending_rows)
+        first, shed = post_while_first_is_held(client, keys.ingest, lambda: writer.pending_rows, held_inserts)
         assert shed.status_code == 503
         assert int(shed.headers["Retry-After"]) >= 1
         assert first.status_code == 200
@@ -217,14 +235,14 @@ def test_worker_processes_give_the_same_rows_and_errors(app_settings, store, key
     assert count(store, "spans") == 2
 
 
-def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, keys):
-    # The first request holds the whole byte budget while it waits for the (slow) flush; the second waits
+def test_inflight_byte_budget_sheds_load_before_decoding(app_settings, store, keys, held_inserts):
+    # The first request holds the whole byte budget while it waits for its (held) insert; the second waits
     # inflight_wait_s for room, then is shed.
-    tight = app_settings.model_copy(update={"max_inflight_bytes": 1024, "flush_interval_s": 3.0,
-                                            "inflight_wait_s": 0.2, "inflight_project_share": 1.0})
+    tight = app_settings.model_copy(update={"max_inflight_bytes": 1024, "inflight_wait_s": 0.2,
+                                            "inflight_project_share": 1.0})
     with TestClient(create_app(tight, store=store)) as client:
         budget = client.app.state.inflight
-        first, shed = post_while_first_is_held(client, keys.ingest, lambda: budget.used)
+        first, shed = post_while_first_is_held(client, keys.ingest, lambda: budget.used, held_inserts)
         assert shed.status_code == 503 and shed.headers["Retry-After"] == "1"
         assert first.status_code == 200
         assert budget.used == 0  # released once committed
@@ -290,3 +308,16 @@ def test_metrics_show_redactions_jobs_and_notifier_deliveries(client, store, key
     assert 'inferwatch_job_failures_24h{job="budgets"} 1' in text
     assert 'inferwatch_job_last_duration_seconds{job="budgets"} 2.000' in text
     assert 'inferwatch_notifications_24h{channel="pager",outcome="failed"} 1' in text
+
+
+def test_a_lone_export_is_acknowledged_once_inserted_not_when_a_timer_fires(app_settings, store, keys):
+    # flush_interval_s is only the longest a batch may wait for requests still being decoded: a lone request
+    # (announced while decoded, then submitted) is inserted and acknowledged at once
+    patient = app_settings.model_copy(update={"flush_interval_s": 5.0})
+    with TestClient(create_app(patient, store=store)) as client:
+        started = time.monotonic()
+        response = post(client, payloads.genai_batch(3).SerializeToString(), keys.ingest)
+        elapsed = time.monotonic() - started
+        assert client.app.state.writer._announced == 0
+    assert response.status_code == 200 and count(store) == 3
+    assert elapsed < 2.5, f"acknowledged after {elapsed:.2f}s: it waited for the flush timer"

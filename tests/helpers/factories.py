@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import time
 
-from inferwatch_collector.rows import LlmCallRow
+from inferwatch_collector.rows import LlmCallRow, SpanRow
 
 _ids = itertools.count(1)
 
@@ -29,3 +29,16 @@ def llm_call(project_id: str = "p1", **overrides) -> LlmCallRow:
     )
     fields.update(overrides)
     return LlmCallRow(**fields)
+
+
+def span(project_id: str = "p1", **overrides) -> SpanRow:
+    """A plausible non-LLM span (a retrieval step); every field can be overridden."""
+    n = next(_ids)
+    start = overrides.pop("start_time", int(time.time() * 1_000_000) - 60_000_000)
+    fields = dict(
+        project_id=project_id, start_time=start, end_time=start + 40_000, trace_id=f"{n:032x}", span_id=f"{n:016x}",
+        parent_span_id="", service_name="svc", name="retrieve", kind="internal", operation="retrieval",
+        status="ok", status_message="", duration_ms=40.0, attributes={},
+    )
+    fields.update(overrides)
+    return SpanRow(**fields)

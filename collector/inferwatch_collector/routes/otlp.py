@@ -105,10 +105,25 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
     Returns an error response for failures that need no waiting (load shedding); every other failure is set
     on ``future`` so a concurrent retry of the same request sees it too.
     """
-    stats = app.state.ingest_stats
     shed = shed_when_queue_full(app, future, content_type)
     if shed is not None:
         return shed
+    writer = app.state.writer
+    writer.announce()  # while it is decoded, the writer waits for its rows rather than insert without them
+    submitted = False
+    try:
+        submitted = await _decode_and_submit(app, future, body, content_type, encoding, project_id, admitted)
+    finally:
+        if not submitted:
+            writer.withdraw()
+    return None
+
+
+async def _decode_and_submit(app, future: Future, body: bytes, content_type: str, encoding: str, project_id: str,
+                             admitted: tuple[Reservation, int]) -> bool:
+    """Decode and normalise in the ingest pool, then hand the rows to the writer (as the announced request);
+    False when the request failed before that (``future`` holds the failure)."""
+    stats = app.state.ingest_stats
     reservation, cap = admitted
     pool = app.state.ingest_pool
     try:
@@ -117,20 +132,20 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
     except Overloaded as exc:
         stats.rejected_requests["inflight_full"] += 1
         future.set_exception(QueueFull(retry_after_s=exc.retry_after_s))
-        return None
+        return False
     except OtlpDecodeError as exc:
         stats.rejected_requests[str(exc.status)] += 1
         future.set_exception(exc)
-        return None
+        return False
     except PoolUnavailable as exc:
         stats.rejected_requests["worker_failed"] += 1
         future.set_exception(exc)
-        return None
+        return False
     except Exception as exc:
         log.exception("normalising an OTLP request failed")
         stats.rejected_requests["400"] += 1
         future.set_exception(exc)
-        return None
+        return False
     stats.spans_rejected += result.rejected
     reservation.resize(len(body) + sum(len(part.data) for part in result.tables.values()))  # what now waits
 
@@ -142,5 +157,5 @@ async def _ingest(app, future: Future, body: bytes, content_type: str, encoding:
             stats.redactions[entity] += count
         return result.rejected, result.errors
 
-    write_then_resolve(app, future, result.tables, committed)
-    return None
+    write_then_resolve(app, future, result.tables, committed, announced=True)
+    return True

@@ -5,7 +5,8 @@ shedding, and answers in the request's encoding.
 answer (``success``). Flow: authenticate (``ingest`` scope, Bearer or Basic; 429 over the key's rate) → size check
 → a retried request waits for its first write → reserve the body's decompressed size in the in-flight budget
 (:mod:`..inflight`: a bounded wait, then 429/503; the project's share) → shed early when the write queue is full →
-``ingest`` (decode, normalise in the ingest pool, hand rows to the group-commit writer) → answer once committed;
+``ingest`` (decode, normalise in the ingest pool, hand rows to the adaptive group-commit writer) → answer once
+committed (the writer's insert returned, or its fsync'd spool append);
 the reservation is released with the write. Errors are
 ``google.rpc.Status`` in the request's encoding; 503 + ``Retry-After`` when the collector is overloaded or the
 database failing (exporters retry those); never a 500 (exporters would retry it forever).
@@ -145,11 +146,13 @@ def shed_when_queue_full(app: Any, future: Future, content_type: str) -> Respons
 
 
 def write_then_resolve(app: Any, future: Future, tables: dict,
-                       on_committed: Callable[[], tuple[int, list[str]]]) -> None:
+                       on_committed: Callable[[], tuple[int, list[str]]], *, announced: bool = False) -> None:
     """Hand ``tables`` to the writer; once they are committed, ``on_committed()`` counts what the request did and
-    gives ``(rejected, errors)``, which resolve ``future``. A write that cannot be queued or fails fails it."""
+    gives ``(rejected, errors)``, which resolve ``future``. A write that cannot be queued or fails fails it.
+    ``announced``: the request was announced to the writer while it was decoded (see ``BatchWriter.announce``).
+    The future resolves as soon as the writer's insert (or spool append) returns: no timer in between."""
     try:
-        written = app.state.writer.submit(tables)
+        written = app.state.writer.submit(tables, announced=announced)
     except QueueFull as exc:
         app.state.ingest_stats.rejected_requests["queue_full"] += 1
         future.set_exception(exc)
