@@ -29,7 +29,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ingest import Collector, build_payloads, llm_calls_per_request, make_clients, unique_suffix  # noqa: E402
+from ingest_clients import make_clients  # noqa: E402
+from ingest_collector import Collector  # noqa: E402
+from ingest_payloads import build_payloads, llm_calls_per_request, unique_suffix  # noqa: E402
 
 DELAY_THRESHOLD = 1000  # ClickHouse's parts_to_delay_insert default
 
