@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # examples/ lives in the checkout
 from ingest_clients import make_clients  # noqa: E402
 from ingest_collector import Collector  # noqa: E402
 from ingest_payloads import build_payloads, llm_calls_per_request, unique_suffix  # noqa: E402
