@@ -303,7 +303,8 @@ def collector(settings, store) -> Iterator[tuple[str, Any]]:
 
 @pytest.fixture
 def default_collector(settings, store) -> Iterator[tuple[str, Any]]:
-    """The same with the collector's default commit interval (1 s): a span is acknowledged up to 1 s later."""
+    """The same with the collector's default writer settings (acknowledged after its own insert, or up to
+    flush_interval_s later while other requests being decoded join it)."""
     default = type(settings).model_fields["flush_interval_s"].default
     yield from _serve_collector(settings, store, flush_interval_s=default)
 
