@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from tests.helpers.otlp_receiver import Receiver
 from tests.helpers.sdk_recording import Recorded, reset_sdk, start_sdk
 
 
@@ -34,3 +35,11 @@ def sdk(stop_sdk: None) -> Recorded:
 def spans(sdk: Recorded) -> InMemorySpanExporter:
     """The span exporter of ``sdk``."""
     return sdk.exporter
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    """A local OTLP/HTTP receiver on a free port (test_feedback.py has its own, which waits for the SDK)."""
+    r = Receiver()
+    yield r
+    r.close()

@@ -9,7 +9,6 @@ Numbers come from the mock's documented rules (examples/mock_llm.py): prompt tok
 from __future__ import annotations
 
 import asyncio
-import gc
 from typing import Any
 
 import pytest

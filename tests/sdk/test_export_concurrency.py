@@ -21,13 +21,6 @@ from tests.helpers.pipelines import stop_all
 
 
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
 def pipeline_for() -> Iterator[Callable[..., Pipeline]]:
     made: list[Pipeline] = []
 

@@ -978,7 +978,6 @@ def test_chunk_observer_reads_any_chunk_alike() -> None:
     """The chat stream observer gives the same facts for openai's validated and constructed chunks and for other
     objects of the same shape (missing fields, ``choices`` as an iterator, no ``__dict__``): several choices,
     refusals, tool-call pieces, finish reasons and the usage chunk."""
-    from types import SimpleNamespace
 
     from openai.types.chat import ChatCompletionChunk
 
@@ -1228,7 +1227,6 @@ def test_a_resource_or_stream_of_an_unexpected_shape_is_still_handled() -> None:
     """The hot path reads ``resource._client``, ``stream._decoder`` and ``stream.response`` as attributes (see
     "names bound once" in ``_streams``): one that is missing means the default provider name, and no tap (the
     stream is then proxied), never an error."""
-    from types import SimpleNamespace
 
     from inferwatch.integrations.openai import _Recorder, _tap
 

@@ -70,13 +70,6 @@ def _fresh_guard_counters() -> Iterator[None]:
 
 
 @pytest.fixture
-def receiver() -> Iterator[Receiver]:
-    r = Receiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
 def make_pipeline() -> Iterator[Callable[..., Pipeline]]:
     """Pipeline(Options(endpoint=..., fast settings, **overrides), **kwargs); all shut down after the test."""
     made: list[Pipeline] = []
