@@ -41,8 +41,12 @@ RUNTIME_GRANTS: dict[str, str] = {
 CLUSTER_GRANTS: dict[str, str] = {
     "CLUSTER": "sharded: forget, retention and recompute mutate each shard's _local tables ON CLUSTER",
 }
-#: ``system`` tables a clustered runtime reads (``select_from_system_db_requires_grant`` is on by default).
+#: ``system`` tables the runtime reads (``select_from_system_db_requires_grant`` is on by default).
 SYSTEM_TABLES: dict[str, str] = {
+    "parts": "/metrics reports inserts' parts: active parts per table and partition, parts created",
+}
+#: ``system`` tables a clustered runtime reads as well.
+CLUSTER_SYSTEM_TABLES: dict[str, str] = {
     "clusters": "migration_mode=auto asks system.clusters whether the cluster is replicated or sharded",
 }
 
@@ -90,8 +94,9 @@ def password_hash(password: str, salt: str) -> str:
 def grants_of(target: Target) -> list[str]:
     """The runtime user's grants on ``target``, as ``PRIVILEGE[, ...] ON object`` items of one GRANT."""
     grants = [f"{', '.join(RUNTIME_GRANTS)} ON {target.database}.*"]
+    grants += [f"SELECT ON system.{table}" for table in SYSTEM_TABLES]
     if target.clustered:
-        grants += [f"SELECT ON system.{table}" for table in SYSTEM_TABLES]
+        grants += [f"SELECT ON system.{table}" for table in CLUSTER_SYSTEM_TABLES]
     if target.mode == "sharded":
         grants.append(f"{', '.join(CLUSTER_GRANTS)} ON *.*")
     return grants

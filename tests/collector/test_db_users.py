@@ -63,7 +63,7 @@ def test_statements_parse_and_carry_only_the_runtime_grants(store, mode):
     items = re.search(r"^GRANT(?: ON CLUSTER \w+)? (.*) TO ", grant).group(1)
     granted = {obj: {p.strip() for p in privileges.split(",")}
                for privileges, obj in re.findall(r"((?:[A-Z ]+,\s*)*[A-Z ]+) ON ([\w.*]+)", items)}
-    expected = {"inferwatch.*": {"SELECT", "INSERT", "ALTER UPDATE", "ALTER DELETE"}}
+    expected = {"inferwatch.*": {"SELECT", "INSERT", "ALTER UPDATE", "ALTER DELETE"}, "system.parts": {"SELECT"}}
     if target.clustered:
         expected["system.clusters"] = {"SELECT"}
     if mode == "sharded":
