@@ -118,3 +118,16 @@ def any_value(v: Any) -> Any:
     if kind == "array_value":
         return [any_value(x) for x in v.array_value.values]
     return None if kind is None else getattr(v, kind)
+
+
+class ScriptedStatus(dict):  # type: ignore[type-arg]
+    """A ``Receiver.status`` that answers ``/v1/traces`` from ``script`` (one status per request), then 200."""
+
+    def __init__(self, script: list[int]) -> None:
+        super().__init__({"/v1/traces": 200, "/v1/metrics": 200})
+        self.script = script
+
+    def get(self, path: str, default: Any = None) -> Any:
+        if path == "/v1/traces" and self.script:
+            return self.script.pop(0)
+        return super().get(path, default)

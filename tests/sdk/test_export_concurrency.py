@@ -16,7 +16,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from inferwatch import _guard
 from inferwatch.options import Options, resolve
 from inferwatch.telemetry.pipeline import Pipeline
-from tests.helpers.otlp_receiver import Receiver
+from tests.helpers.otlp_receiver import Receiver, ScriptedStatus
 from tests.helpers.pipelines import stop_all
 
 
@@ -92,7 +92,7 @@ def test_a_503_with_retry_after_holds_every_request_back_and_lands_once(
     after that second; the retry is the same request (the collector recognises it by its bytes), and every span
     is accepted once."""
     script = [503]
-    receiver.status = _Scripted(script)
+    receiver.status = ScriptedStatus(script)
     receiver.retry_after = "1"
     p = pipeline_for(receiver.url, max_concurrent_exports=4, max_export_batch_size=5, max_backlog_batch_size=5)
     _end(p, [0])
@@ -140,17 +140,6 @@ def test_a_flush_that_times_out_says_what_it_left(receiver: Receiver,
     assert p.flush(30.0) is True and p.stats()["exported"] == 50
 
 
-class _Scripted(dict):  # type: ignore[type-arg]
-    """Receiver.status that answers /v1/traces from a script (then 200)."""
-
-    def __init__(self, script: list[int]) -> None:
-        super().__init__({"/v1/traces": 200, "/v1/metrics": 200})
-        self.script = script
-
-    def get(self, path: str, default: Any = None) -> Any:
-        if path == "/v1/traces" and self.script:
-            return self.script.pop(0)
-        return super().get(path, default)
 
 
 @pytest.mark.parametrize("name", ["max_concurrent_exports", "max_backlog_batch_size"])

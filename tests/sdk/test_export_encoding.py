@@ -32,7 +32,7 @@ from inferwatch.options import Options
 from inferwatch.telemetry.histograms import Histograms, record_row
 from inferwatch.telemetry.pipeline import Pipeline
 from inferwatch.transport import OTLP_RETRY
-from tests.helpers.otlp_receiver import Receiver
+from tests.helpers.otlp_receiver import Receiver, ScriptedStatus
 from tests.helpers.pipelines import stop_all
 
 VALUES: list[Any] = ["", "abc", "é€x" * 50, "x" * 300, True, False, 0, 1, -1, 127, 128, 300, 2**40, -(2**63),
@@ -179,17 +179,6 @@ def test_histograms_cap_their_attribute_sets_as_otel_does(monkeypatch: pytest.Mo
 
 
 # --- the default span export: retries ----------------------------------------------------------------------------
-class _Answers(dict):  # type: ignore[type-arg]
-    """Receiver.status that answers /v1/traces from a script (then 200)."""
-
-    def __init__(self, script: list[int]) -> None:
-        super().__init__({"/v1/traces": 200, "/v1/metrics": 200})
-        self.script = script
-
-    def get(self, path: str, default: Any = None) -> Any:
-        if path == "/v1/traces" and self.script:
-            return self.script.pop(0)
-        return super().get(path, default)
 
 
 @pytest.fixture
@@ -213,7 +202,7 @@ def _one_span(p: Pipeline) -> None:
 def test_a_503_is_retried_and_the_batch_delivered(pipeline_for: Callable[..., Pipeline]) -> None:
     receiver = Receiver()
     try:
-        receiver.status = _Answers([503])
+        receiver.status = ScriptedStatus([503])
         p = pipeline_for(receiver.url)
         _one_span(p)
         assert p.flush(10.0) is True
@@ -229,7 +218,7 @@ def test_shutdown_cuts_a_retry_wait_short(pipeline_for: Callable[..., Pipeline])
     thread ends before its next attempt: fewer attempts than the retry rule's), and the spans are counted."""
     receiver = Receiver()
     try:
-        receiver.status = _Answers([503] * 100)
+        receiver.status = ScriptedStatus([503] * 100)
         p = pipeline_for(receiver.url, export_timeout_s=60.0)
         _one_span(p)
         deadline = time.monotonic() + 5
