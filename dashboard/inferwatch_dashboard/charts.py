@@ -16,6 +16,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
+from .timeaxis import GAP, ZERO, TimeAxis, naive
+
 PALETTE: tuple[str, ...] = (*qualitative.Plotly, *qualitative.Safe)
 OTHER = "(other)"
 OTHER_COLOR = "#9e9e9e"
@@ -60,19 +62,23 @@ def _figure(title: str, y_title: str = "", y_format: str | None = None) -> go.Fi
     return fig
 
 
-def _complete(frame: pd.DataFrame, y: str, by: str) -> pd.DataFrame:
-    """Every (bucket, name) pair, 0 where a name had no rows: stacked areas must not interpolate over gaps."""
-    grid = frame.pivot_table(index="t", columns=by, values=y, aggfunc="sum", fill_value=0)
-    return grid.stack().rename(y).reset_index()
+def _marker_size(points: int) -> int:
+    return 7 if points <= 60 else 5 if points <= 200 else 3
 
 
-def series(frame: pd.DataFrame, y: str, *, by: str | None = None, title: str, y_title: str = "",
-           kind: str = "line", y_format: str | None = None, slo: float | None = None, slo_label: str = "SLO",
-           colors: Colors | None = None) -> go.Figure:
-    """One trace per ``by`` value over ``t``; ``kind`` line, area (stacked) or bar (stacked); optional SLO line."""
+def series(frame: pd.DataFrame, y: str, *, axis: TimeAxis, missing: str, by: str | None = None, title: str,
+           y_title: str = "", kind: str = "line", y_format: str | None = None, slo: float | None = None,
+           slo_label: str = "SLO", colors: Colors | None = None) -> go.Figure:
+    """One trace per ``by`` value over every bucket of ``axis``; ``kind`` line, area (stacked) or bar (stacked).
+
+    Empty buckets are 0 or gaps as ``missing`` says (:data:`~.timeaxis.ZERO` for counts and sums,
+    :data:`~.timeaxis.GAP` for percentiles and rates). Lines and areas carry a marker on every point and bars span
+    their bucket, so a lone bucket is visible; the x axis is the window, whatever the data covers.
+    """
     fig = _figure(title, y_title, y_format)
-    if by and kind in ("area", "bar") and not frame.empty:
-        frame = _complete(frame, y, by)
+    frame = axis.complete(frame, y, by=by, missing=missing)
+    step_ms = axis.step.total_seconds() * 1000
+    size = _marker_size(len(axis.grid()))
     groups = frame.groupby(by, sort=True) if by else [("all", frame)]
     for name, rows in groups:
         rows = rows.sort_values("t")
@@ -80,16 +86,25 @@ def series(frame: pd.DataFrame, y: str, *, by: str | None = None, title: str, y_
         shade = color(name, colors) if by else PALETTE[0]
         style = dict(name=name, x=rows["t"], y=rows[y], marker_color=shade)
         if kind == "bar":
-            fig.add_trace(go.Bar(**style))
+            fig.add_trace(go.Bar(**style, width=step_ms * 0.9, offset=step_ms * 0.05))
         else:
-            fig.add_trace(go.Scatter(**style, mode="lines", line=dict(color=shade),
-                                     stackgroup="one" if kind == "area" else None))
+            fig.add_trace(go.Scatter(**style, mode="lines+markers", line=dict(color=shade), marker=dict(size=size),
+                                     connectgaps=False, stackgroup="one" if kind == "area" else None))
     if kind == "bar":
         fig.update_layout(barmode="stack")
+    if by:
+        fig.update_layout(showlegend=True)  # a single model still says which one it is
+    fig.update_xaxes(**axis.layout())
+    fig.update_yaxes(rangemode="tozero")
     if slo is not None:
         fig.add_hline(y=slo, line=dict(color=SLO_COLOR, dash="dash"), annotation_text=slo_label,
                       annotation_position="top left")
     return fig
+
+
+def has_values(frame: pd.DataFrame, y: str) -> bool:
+    """Whether ``frame`` has a value of ``y`` to draw (what decides between a chart and its empty state)."""
+    return y in frame and bool(frame[y].notna().any())
 
 
 def bars(frame: pd.DataFrame, x: str, y: str, *, title: str, y_title: str = "", y_format: str | None = None,
@@ -103,17 +118,19 @@ def bars(frame: pd.DataFrame, x: str, y: str, *, title: str, y_title: str = "", 
     return fig
 
 
-def percentile_heatmap(frame: pd.DataFrame, prefix: str, *, title: str, levels: Iterable[int] = (50, 90, 95, 99)
-                       ) -> go.Figure:
-    """Latency distribution over time: a row per percentile, a column per bucket, colour = milliseconds."""
+def percentile_heatmap(frame: pd.DataFrame, prefix: str, *, axis: TimeAxis, title: str,
+                       levels: Iterable[int] = (50, 90, 95, 99)) -> go.Figure:
+    """Latency distribution over time: a row per percentile, a column per bucket of ``axis`` (blank where the
+    bucket had no calls), colour = milliseconds."""
     levels = [level for level in levels if f"{prefix}_p{level}" in frame]
-    rows = frame.sort_values("t")
+    columns = [axis.complete(frame, f"{prefix}_p{level}", by=None, missing=GAP) for level in levels]
     fig = _figure(title)
-    fig.add_trace(go.Heatmap(x=rows["t"], y=[f"p{level}" for level in levels],
-                             z=[rows[f"{prefix}_p{level}"].tolist() for level in levels],
+    fig.add_trace(go.Heatmap(x=axis.grid(), y=[f"p{level}" for level in levels],
+                             z=[column.iloc[:, 1].tolist() for column in columns],
                              colorscale="YlOrRd", colorbar=dict(title="ms"),
                              hovertemplate="%{x}<br>%{y}: %{z:.0f} ms<extra></extra>"))
     fig.update_layout(hovermode="closest")
+    fig.update_xaxes(**axis.layout())
     return fig
 
 
@@ -135,10 +152,11 @@ def trace_timeline(spans: pd.DataFrame, *, title: str) -> go.Figure:
     return fig
 
 
-def rate_vs_baseline(frame: pd.DataFrame, y: str, *, title: str, baseline: float | None,
+def rate_vs_baseline(frame: pd.DataFrame, y: str, *, axis: TimeAxis, title: str, baseline: float | None,
                      y_format: str = ".1%") -> go.Figure:
-    """A rate over time with its baseline as a dashed line (what "normal" was before this window)."""
-    fig = series(frame, y, title=title, y_format=y_format)
+    """A rate over time (a gap where a bucket had nothing to divide by) with its baseline as a dashed line (what
+    "normal" was before this window)."""
+    fig = series(frame, y, axis=axis, missing=GAP, title=title, y_format=y_format)
     if baseline is not None:
         fig.add_hline(y=baseline, line=dict(color="#555", dash="dot"), annotation_text="baseline",
                       annotation_position="top left")
@@ -159,14 +177,18 @@ def intervals(frame: pd.DataFrame, *, x: str, y: str, low: str, high: str, title
     return fig
 
 
-def budget_burn(daily: pd.DataFrame, *, title: str, limit: float | None, forecast: Mapping[str, object] | None,
-                month_end: datetime | None) -> go.Figure:
-    """Month-to-date spend (cumulative), the budget line, and the forecast band to the month's end."""
+def budget_burn(daily: pd.DataFrame, *, axis: TimeAxis, title: str, limit: float | None,
+                forecast: Mapping[str, object] | None, month_end: datetime | None) -> go.Figure:
+    """Month-to-date spend (cumulative over every day of ``axis``, a day without calls adding 0), the budget line,
+    and the forecast band to the month's end; the x axis runs to the month's end."""
     fig = _figure(title, "USD", "$,.2f")
-    rows = daily.sort_values("t")
+    rows = axis.complete(daily, "cost_usd", by=None, missing=ZERO)
     cumulative = rows["cost_usd"].cumsum()
     fig.add_trace(go.Scatter(x=rows["t"], y=cumulative, mode="lines+markers", name="spent",
                              line=dict(color=PALETTE[0])))
+    month_end = naive(month_end) if month_end is not None else None
+    shown = TimeAxis(axis.start, month_end if month_end is not None else axis.end, axis.bucket)
+    fig.update_xaxes(**shown.layout())
     if forecast and month_end is not None and forecast.get("month_end_usd") is not None and len(rows):
         last_t, last_v = rows["t"].iloc[-1], float(cumulative.iloc[-1])
         for key, name, dash in (("high_usd", "forecast high", "dot"), ("month_end_usd", "forecast", "dash"),

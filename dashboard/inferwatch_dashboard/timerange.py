@@ -78,7 +78,8 @@ def window(choice: str, *, now: datetime | None = None, first: date | None = Non
 
 
 def bucket(win: Window) -> str:
-    """Bucket width for a chart over ``win``: about 50-300 points, never finer than the API serves."""
+    """Bucket width for a chart over ``win``: about 30-200 buckets up to half a year (a 30-day range gets 31
+    daily bars, not 2,880 15-minute ones), never finer than the API serves (hourly beyond 48 hours)."""
     span = win.length
     if span <= timedelta(hours=2):
         return "minute"
@@ -86,6 +87,6 @@ def bucket(win: Window) -> str:
         return "5m"
     if span <= timedelta(hours=48):
         return "15m"
-    if span <= timedelta(days=14):
+    if span <= timedelta(days=8):
         return "hour"
     return "day"

@@ -17,8 +17,9 @@ import streamlit as st
 from .api import ApiError, NotAvailable, NotFound, Unauthorized, Unreachable
 from .data import Scope
 
-NO_TRAFFIC = ("No traffic yet in this time range{suffix}: run the demo (`make demo`, or "
-              "`inferwatch-server up --demo-traffic`) or call `inferwatch.init()` in your app, then come back.")
+NO_TRAFFIC = ("No traffic yet in this time range{suffix}. To get some: run the demo (`make demo`, or "
+              "`inferwatch-server up --demo-traffic`), or point your SDK at this collector with "
+              "`inferwatch.init(endpoint=\"{url}\", api_key=...)` in your app and make a call; or {widen}.")
 
 
 def header(title: str, scope: Scope, caption: str | None = None) -> None:
@@ -55,9 +56,21 @@ def section(what: str = "") -> Iterator[None]:
         show_error(error, what)
 
 
+def no_traffic_text(scope: Scope) -> str:
+    """What an empty page says: why it is empty and the three ways out (demo, SDK, a wider range or fewer
+    filters)."""
+    widen = "widen the time range or clear a filter in the sidebar" if scope.filters else \
+        "widen the time range in the sidebar"
+    return NO_TRAFFIC.format(suffix=" with these filters" if scope.filters else "", url=scope.api_url, widen=widen)
+
+
 def no_traffic(scope: Scope) -> None:
-    suffix = " with these filters" if scope.filters else ""
-    st.info(NO_TRAFFIC.format(suffix=suffix), icon=":material/info:")
+    st.info(no_traffic_text(scope), icon=":material/info:")
+
+
+def empty_chart(message: str) -> None:
+    """What stands in place of a chart that has nothing to draw: why, and what to do about it."""
+    st.info(message, icon=":material/insights:")
 
 
 def chart(fig: go.Figure, key: str | None = None) -> None:

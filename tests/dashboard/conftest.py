@@ -10,7 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from inferwatch_dashboard import data
 from inferwatch_server.app import create_app
+from tests.helpers import chart_shapes
 from tests.helpers.live_collector import Collector, seeded_collector
 
 
@@ -18,3 +20,17 @@ from tests.helpers.live_collector import Collector, seeded_collector
 def collector(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Collector]:
     with seeded_collector(tmp_path_factory.mktemp("dashboard") / "data", create_app) as running:
         yield running
+
+
+@pytest.fixture(scope="package")
+def shapes(collector: Collector) -> dict[str, chart_shapes.Shape]:
+    """Projects whose traffic has each shape a chart must draw well (see tests.helpers.chart_shapes)."""
+    return chart_shapes.seed(collector.store)
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache() -> Iterator[None]:
+    """Cached API answers are process-wide: each test starts without the previous test's."""
+    data.clear_cache()
+    yield
+    data.clear_cache()

@@ -8,43 +8,16 @@ contents), computed from the seeded rows or from the API's own answer to the sam
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, time, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from inferwatch_dashboard import data, fmt, metrics, timerange
+from inferwatch_dashboard import fmt, metrics, timerange
 from tests.helpers import seed
+from tests.helpers.dashboard_app import PAGES, app, chart_specs, frames, goto, shown, texts
 from tests.helpers.live_collector import Collector, free_port
-
-APP_FILE = Path(__file__).resolve().parents[2] / "dashboard" / "inferwatch_dashboard" / "app.py"
-PAGES = ("overview", "cost", "latency", "quality", "experiments", "alerts", "traces", "capacity")
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache() -> Iterator[None]:
-    """Cached API answers are process-wide: each test starts without the previous test's."""
-    data.clear_cache()
-    yield
-    data.clear_cache()
-
-
-def app(monkeypatch: pytest.MonkeyPatch, url: str, key: str, **query: str) -> AppTest:
-    monkeypatch.setenv("INFERWATCH_DASHBOARD_API_URL", url)
-    monkeypatch.setenv("INFERWATCH_DASHBOARD_API_KEY", key)
-    at = AppTest.from_file(str(APP_FILE), default_timeout=60)
-    at.query_params.update(query)
-    return at.run()
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(f"views/{page}.py").run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def api(collector: Collector, path: str, **params: Any) -> Any:
@@ -52,24 +25,6 @@ def api(collector: Collector, path: str, **params: Any) -> Any:
                          headers={"Authorization": f"Bearer {collector.key}"}, timeout=30)
     response.raise_for_status()
     return response.json()
-
-
-def shown(at: AppTest) -> dict[str, tuple[str, str]]:
-    return {m.label: (m.value, m.delta) for m in at.metric}
-
-
-def texts(at: AppTest) -> str:
-    kinds = ("markdown", "caption", "info", "success", "warning", "error", "title", "subheader")
-    parts = [e.value for kind in kinds for e in getattr(at, kind)]
-    return "\n".join(str(p) for p in parts)
-
-
-def chart_specs(at: AppTest) -> list[dict[str, Any]]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def frames(at: AppTest) -> list[Any]:
-    return [frame.value for frame in at.dataframe]
 
 
 # --- pages over seeded traffic ---------------------------------------------------------------------------------
@@ -243,7 +198,7 @@ def test_feature_filter_reads_the_daily_rollup_on_long_ranges(collector: Collect
 def test_every_page_has_an_empty_state_for_a_project_without_traffic(collector: Collector, monkeypatch):
     at = app(monkeypatch, collector.url, collector.empty_key)
     assert not at.exception
-    assert "No traffic yet in this time range" in texts(at) and "inferwatch.init()" in texts(at)
+    assert "No traffic yet in this time range" in texts(at) and "inferwatch.init(endpoint=" in texts(at)
     for page in PAGES[1:]:
         goto(at, page)
         assert not at.error, (page, [e.value for e in at.error])

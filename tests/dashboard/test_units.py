@@ -9,7 +9,7 @@ import httpx
 import pandas as pd
 import pytest
 
-from inferwatch_dashboard import api, charts, fmt, launch, metrics, timerange
+from inferwatch_dashboard import api, charts, fmt, launch, metrics, timeaxis, timerange
 from inferwatch_server.cli import main as cli_main
 
 NOW = datetime(2026, 3, 10, 12, 34, 56, tzinfo=UTC)
@@ -36,7 +36,9 @@ def test_custom_dates_are_whole_utc_days_never_past_now():
 @pytest.mark.parametrize(("choice", "bucket"), [("1h", "minute"), ("6h", "5m"), ("24h", "15m"), ("7d", "hour"),
                                                 ("30d", "day"), ("90d", "day")])
 def test_chart_buckets_follow_the_window(choice, bucket):
-    assert timerange.bucket(timerange.window(choice, now=NOW)) == bucket
+    win = timerange.window(choice, now=NOW)
+    assert timerange.bucket(win) == bucket
+    assert 30 <= len(timeaxis.axis(win, bucket).grid()) <= 200  # never 2,880 15-minute bars
 
 
 # --- formats and rates -----------------------------------------------------------------------------------------
@@ -80,15 +82,48 @@ def test_every_model_gets_its_own_colour_whatever_the_order():
     assert charts.color("unseen-model") == charts.color("unseen-model")
 
 
-def test_stacked_series_fill_missing_buckets_with_zero_and_lines_carry_the_slo():
-    t1, t2 = pd.Timestamp("2026-03-01", tz="UTC"), pd.Timestamp("2026-03-02", tz="UTC")
+def test_counts_fill_empty_buckets_with_zero_and_percentiles_leave_a_gap():
+    win = timerange.Window(datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 4, tzinfo=UTC), "three days")
+    axis = timeaxis.axis(win, "day")
+    t1, t2 = pd.Timestamp("2026-03-01", tz="UTC"), pd.Timestamp("2026-03-03", tz="UTC")
     frame = pd.DataFrame({"t": [t1, t1, t2], "model": ["a", "b", "a"], "cost_usd": [1.0, 2.0, 3.0]})
-    fig = charts.series(frame, "cost_usd", by="model", kind="area", title="cost")
-    b = next(trace for trace in fig.data if trace.name == "b")
-    assert list(b.y) == [2.0, 0.0]
-    line = charts.series(frame, "cost_usd", by="model", title="ttft", slo=2000.0)
+    fig = charts.series(frame, "cost_usd", axis=axis, missing=timeaxis.ZERO, by="model", kind="area", title="c")
+    assert list(next(trace for trace in fig.data if trace.name == "b").y) == [2.0, 0.0, 0.0]
+    assert list(next(trace for trace in fig.data if trace.name == "a").y) == [1.0, 0.0, 3.0]
+    line = charts.series(frame, "cost_usd", axis=axis, missing=timeaxis.GAP, by="model", title="ttft", slo=2000.0)
     assert [shape.y0 for shape in line.layout.shapes] == [2000.0]
-    assert len(next(trace for trace in line.data if trace.name == "b").y) == 1  # no invented zero on a line
+    b = next(trace for trace in line.data if trace.name == "b")
+    assert b.y[0] == 2.0 and pd.isna(b.y[1]) and pd.isna(b.y[2]) and b.connectgaps is False  # no invented zero
+    assert b.mode == "lines+markers"  # a lone point is drawn
+
+
+def test_the_axis_is_the_window_whatever_the_data_covers():
+    win = timerange.window("24h", now=NOW)
+    axis = timeaxis.axis(win, timerange.bucket(win))
+    assert axis.start == pd.Timestamp("2026-03-09 12:30") and axis.end == pd.Timestamp("2026-03-10 12:35")
+    assert len(axis.grid()) == 97 and axis.grid()[-1] == pd.Timestamp("2026-03-10 12:30")
+    one = pd.DataFrame({"t": [pd.Timestamp("2026-03-10 09:30", tz="UTC")], "calls": [4]})
+    bars = charts.series(one, "calls", axis=axis, missing=timeaxis.ZERO, kind="bar", title="calls")
+    assert bars.layout.xaxis.range == ("2026-03-09T12:30:00", "2026-03-10T12:35:00")
+    assert bars.layout.xaxis.autorange is False and bars.data[0].width == 900_000 * 0.9
+    assert sum(bars.data[0].y) == 4 and len(bars.data[0].y) == 97
+
+
+@pytest.mark.parametrize(("choice", "dtick", "tickformat"), [
+    ("1h", 600_000, "%H:%M"), ("6h", 3_600_000, "%H:%M"), ("24h", 10_800_000, "%H:%M"),
+    ("7d", 86_400_000, "%b %d"), ("30d", 7 * 86_400_000, "%b %d"), ("90d", 14 * 86_400_000, "%b %d")])
+def test_ticks_step_at_round_intervals_labelled_for_the_grain(choice, dtick, tickformat):
+    win = timerange.window(choice, now=NOW)
+    ticks = timeaxis.axis(win, timerange.bucket(win)).ticks()
+    assert (ticks["dtick"], ticks["tickformat"]) == (dtick, tickformat)
+    assert win.length.total_seconds() * 1000 / ticks["dtick"] <= timeaxis.MAX_TICKS
+
+
+def test_long_custom_ranges_tick_by_month_and_two_days_show_dates_with_times():
+    year = timerange.Window(datetime(2025, 3, 1, tzinfo=UTC), datetime(2026, 3, 1, tzinfo=UTC), "a year")
+    assert timeaxis.axis(year, "day").ticks() == {"dtick": "M2", "tick0": "2000-01-01", "tickformat": "%b %d"}
+    two = timerange.Window(datetime(2026, 3, 1, tzinfo=UTC), datetime(2026, 3, 3, tzinfo=UTC), "two days")
+    assert timeaxis.axis(two, "15m").ticks()["tickformat"] == "%b %d %H:%M"
 
 
 def test_trace_timeline_orders_spans_from_the_trace_start():

@@ -39,6 +39,7 @@ class Collector:
     read_only_key: str  # p1: read
     empty_key: str  # p-empty: read, a project without traffic
     rows: dict[str, list]
+    store: Store  # the collector's database, for tests that add projects of their own
 
 
 class ServerThread:
@@ -82,6 +83,6 @@ def seeded_collector(data_dir: Path, create_app: Callable[..., FastAPI]) -> Iter
         seed.seed_experiment(store)
         app = create_app(settings, store=store, run_migrations=False)
         with ServerThread(app) as url:
-            yield Collector(url, key, read_only, empty, rows)
+            yield Collector(url, key, read_only, empty, rows, store)
     finally:
         store.close()

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from inferwatch_dashboard import charts, context, data, fmt, timerange, ui
+from inferwatch_dashboard import charts, context, data, fmt, timeaxis, timerange, ui
 from inferwatch_dashboard.data import Scope
 
 #: label -> (stats dimension, cost report dimension)
@@ -38,8 +38,9 @@ def spend_over_time(scope: Scope, dimension: str) -> None:
     frame = stats.frame
     if dimension == "user_hash":
         frame = frame.assign(user_hash=frame["user_hash"].map(lambda h: h[:12] or "(none)"))
-    ui.chart(charts.series(frame, "cost_usd", by=dimension, kind="area", title=f"Cost per {bucket}", y_title="USD",
-                           y_format="$,.2f", colors=scope.colors), key="cost-series")
+    ui.chart(charts.series(frame, "cost_usd", axis=timeaxis.axis(scope.window, bucket), missing=timeaxis.ZERO,
+                           by=dimension, kind="area", title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f",
+                           colors=scope.colors), key="cost-series")
     totals = frame.groupby(dimension, as_index=False)[["calls", "cost_usd"]].sum()
     st.dataframe(totals.sort_values("cost_usd", ascending=False), hide_index=True,
                  column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})
@@ -71,10 +72,13 @@ def month_to_date(scope: Scope, report: dict[str, Any]) -> None:
                        f"{fmt.pct(project_budget.get('used_ratio'), 0)} used", delta_color="off")
     else:
         cols[2].metric("Monthly budget", "none", help="Create one with `inferwatch-server budgets create`")
-    if not daily.empty:
+    if charts.has_values(daily, "cost_usd"):
         limit = float(project_budget["limit_usd"]) if project_budget else None
-        ui.chart(charts.budget_burn(daily, title="Month to date", limit=limit, forecast=forecast,
-                                    month_end=month_end), key="cost-budget")
+        ui.chart(charts.budget_burn(daily, axis=timeaxis.axis(month, "day"), title="Month to date", limit=limit,
+                                    forecast=forecast, month_end=month_end), key="cost-budget")
+    else:
+        ui.empty_chart("No spend yet this month: the month-to-date chart starts with the month's first priced "
+                       "call.")
     if budgets:
         ui.table(pd.DataFrame(budgets), BUDGET_COLUMNS)
 

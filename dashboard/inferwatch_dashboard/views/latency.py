@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import streamlit as st
 
-from inferwatch_dashboard import charts, context, data, fmt, timerange, ui
+from inferwatch_dashboard import charts, context, data, fmt, timeaxis, timerange, ui
 from inferwatch_dashboard.data import Scope
 from inferwatch_dashboard.settings import DashboardSettings
 
@@ -45,24 +45,33 @@ def per_model(scope: Scope, slo_ms: float) -> bool:
 
 
 def over_time(scope: Scope, slo_ms: float, level: str) -> None:
+    """Percentiles per bucket by model; a bucket without calls is a gap, not 0 ms (see timeaxis.GAP)."""
     bucket = timerange.bucket(scope.window)
+    axis = timeaxis.axis(scope.window, bucket)
     frame = data.stats(scope, "volume,latency", by="model", bucket=bucket, top=10).frame
-    frame = frame[frame["calls"] > 0]
-    ttft = frame.dropna(subset=[f"ttft_ms_{level}"])
+    frame = frame[frame["calls"] > 0] if "calls" in frame else frame
+    ttft, total = f"ttft_ms_{level}", f"latency_ms_{level}"
     left, right = st.columns(2)
     with left:
-        ui.chart(charts.series(ttft, f"ttft_ms_{level}", by="model", title=f"TTFT {level} per {bucket}",
-                               y_title="ms", slo=slo_ms, slo_label=f"SLO {fmt.ms(slo_ms)} (p95)",
-                               colors=scope.colors), key="latency-ttft")
+        if charts.has_values(frame, ttft):
+            ui.chart(charts.series(frame, ttft, axis=axis, missing=timeaxis.GAP, by="model",
+                                   title=f"TTFT {level} per {bucket}", y_title="ms", slo=slo_ms,
+                                   slo_label=f"SLO {fmt.ms(slo_ms)} (p95)", colors=scope.colors),
+                     key="latency-ttft")
+        else:
+            ui.empty_chart("No time to first token in this range: only streamed calls have one "
+                           "(`stream=True`). Widen the time range or stream a call.")
     with right:
-        ui.chart(charts.series(frame, f"latency_ms_{level}", by="model",
-                               title=f"Total latency {level} per {bucket}", y_title="ms", colors=scope.colors),
-                 key="latency-total")
+        if charts.has_values(frame, total):
+            ui.chart(charts.series(frame, total, axis=axis, missing=timeaxis.GAP, by="model",
+                                   title=f"Total latency {level} per {bucket}", y_title="ms", colors=scope.colors),
+                     key="latency-total")
+        else:
+            ui.empty_chart("No latency per bucket in this range: widen the time range.")
     spread = data.stats(scope, "volume,latency", bucket=bucket).frame
-    spread = spread[spread["calls"] > 0]
-    if not spread.empty:
-        ui.chart(charts.percentile_heatmap(spread, "latency_ms", title="Total latency percentiles (ms)"),
-                 key="latency-heatmap")
+    if charts.has_values(spread, "latency_ms_p50"):
+        ui.chart(charts.percentile_heatmap(spread, "latency_ms", axis=axis,
+                                           title="Total latency percentiles (ms)"), key="latency-heatmap")
 
 
 def decode_speed(scope: Scope) -> None:

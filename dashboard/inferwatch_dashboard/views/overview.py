@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from inferwatch_dashboard import charts, context, data, fmt, metrics, timerange, ui
+from inferwatch_dashboard import charts, context, data, fmt, metrics, timeaxis, timerange, ui
 from inferwatch_dashboard.data import Scope
 
 NEED = "volume,flags,latency"
@@ -40,17 +40,22 @@ def headline(scope: Scope) -> bool:
 
 
 def over_time(scope: Scope) -> None:
+    """Calls and cost per bucket by model; a bucket without calls is 0 calls and $0 (see timeaxis.ZERO)."""
     bucket = timerange.bucket(scope.window)
+    axis = timeaxis.axis(scope.window, bucket)
     frame = data.stats(scope, "volume", by="model", bucket=bucket, top=10).frame
-    if frame.empty:
+    if not charts.has_values(frame, "calls"):
+        ui.no_traffic(scope)
         return
     left, right = st.columns(2)
     with left:
-        ui.chart(charts.series(frame, "calls", by="model", kind="bar", title=f"Calls per {bucket}",
-                               y_title="calls", colors=scope.colors), key="overview-calls")
+        ui.chart(charts.series(frame, "calls", axis=axis, missing=timeaxis.ZERO, by="model", kind="bar",
+                               title=f"Calls per {bucket}", y_title="calls", colors=scope.colors),
+                 key="overview-calls")
     with right:
-        ui.chart(charts.series(frame, "cost_usd", by="model", kind="area", title=f"Cost per {bucket}",
-                               y_title="USD", y_format="$,.2f", colors=scope.colors), key="overview-cost")
+        ui.chart(charts.series(frame, "cost_usd", axis=axis, missing=timeaxis.ZERO, by="model", kind="area",
+                               title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f", colors=scope.colors),
+                 key="overview-cost")
 
 
 def firing(scope: Scope) -> None:

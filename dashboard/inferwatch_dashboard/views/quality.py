@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from inferwatch_dashboard import charts, context, data, fmt, metrics, timerange, ui
+from inferwatch_dashboard import charts, context, data, fmt, metrics, timeaxis, timerange, ui
 from inferwatch_dashboard.data import Scope
 
 NEED = "volume,flags"
@@ -31,8 +31,8 @@ def rate_cards(now: dict[str, float | None], base: dict[str, float | None]) -> N
 
 def over_time(scope: Scope, base: dict[str, float | None]) -> None:
     bucket = timerange.bucket(scope.window)
+    axis = timeaxis.axis(scope.window, bucket)
     frame = metrics.of_frame(data.stats(scope, NEED, bucket=bucket).frame)
-    frame = frame[frame["calls"] > 0]
     names = [*metrics.RATES, metrics.LENGTH[0]]
     for left_name, right_name in zip(names[0::2], [*names[1::2], None]):
         left, right = st.columns(2)
@@ -42,8 +42,14 @@ def over_time(scope: Scope, base: dict[str, float | None]) -> None:
             label = metrics.RATES[name][0] if name in metrics.RATES else metrics.LENGTH[1]
             y_format = ",.0f" if name == metrics.LENGTH[0] else ".1%"
             with col:
-                ui.chart(charts.rate_vs_baseline(frame.dropna(subset=[name]), name, title=f"{label} per {bucket}",
-                                                 baseline=base[name], y_format=y_format), key=f"quality-{name}")
+                if charts.has_values(frame, name):
+                    ui.chart(charts.rate_vs_baseline(frame, name, axis=axis, title=f"{label} per {bucket}",
+                                                     baseline=base[name], y_format=y_format),
+                             key=f"quality-{name}")
+                else:
+                    ui.empty_chart(f"{label}: nothing to measure in this range"
+                                   + (" (no tool calls)" if name == "tool_failure_rate" else "")
+                                   + ". Widen the time range.")
 
 
 def thumbs(scope: Scope, days: int) -> None:
@@ -61,8 +67,9 @@ def thumbs(scope: Scope, days: int) -> None:
     st.metric("Thumbs-down rate", fmt.pct(now[metrics.THUMBS_DOWN[0]]),
               fmt.points(now[metrics.THUMBS_DOWN[0]], base_rate), delta_color="inverse",
               help=f"{int(now['thumbs_down'])} of {int(now['votes'])} votes; baseline {fmt.pct(base_rate)}")
-    series = metrics.thumbs(frame).dropna(subset=[metrics.THUMBS_DOWN[0]])
-    ui.chart(charts.rate_vs_baseline(series, metrics.THUMBS_DOWN[0], title=f"Thumbs-down rate per {bucket}",
+    ui.chart(charts.rate_vs_baseline(metrics.thumbs(frame), metrics.THUMBS_DOWN[0],
+                                     axis=timeaxis.axis(scope.window, bucket),
+                                     title=f"Thumbs-down rate per {bucket}",
                                      baseline=None if pd.isna(base_rate) else base_rate), key="quality-thumbs")
 
 

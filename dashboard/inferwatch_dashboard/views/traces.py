@@ -44,7 +44,7 @@ def search(scope: Scope) -> tuple[pd.DataFrame, str]:
     if found.empty:
         st.info("No calls match. Widen the time range or clear a filter." if scope.filters or status != "(any)"
                 or flag != "(any)" or min_latency or user or trace_id else
-                ui.NO_TRAFFIC.format(suffix=""), icon=":material/search_off:")
+                ui.no_traffic_text(scope), icon=":material/search_off:")
         return found, trace_id
     st.markdown(f"**Matching calls: {len(found)}{'+' if more else ''}** (newest first)")
     st.dataframe(found[[c for c in RESULT_COLUMNS if c in found]], hide_index=True, column_config={
