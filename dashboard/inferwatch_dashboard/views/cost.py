@@ -39,7 +39,7 @@ def spend_over_time(scope: Scope, dimension: str) -> None:
     if dimension == "user_hash":
         frame = frame.assign(user_hash=frame["user_hash"].map(lambda h: h[:12] or "(none)"))
     ui.chart(charts.series(frame, "cost_usd", axis=timeaxis.axis(scope.window, bucket), missing=timeaxis.ZERO,
-                           by=dimension, kind="area", title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f",
+                           by=dimension, kind="bar", title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f",
                            colors=scope.colors), key="cost-series")
     totals = frame.groupby(dimension, as_index=False)[["calls", "cost_usd"]].sum()
     st.dataframe(totals.sort_values("cost_usd", ascending=False), hide_index=True,
@@ -104,7 +104,8 @@ def report_table(scope: Scope, report: dict[str, Any], period: str, by: str) -> 
     breakdown = next(iter(report.get("breakdowns") or []), None)
     lines = pd.DataFrame(breakdown["lines"] if breakdown else [])
     if lines.empty:
-        st.caption("No costs in this period.")
+        st.caption("No costs in this period yet: the report covers the whole project for the month to date (or "
+                   "today), whatever the sidebar's range. Priced calls show here as they arrive.")
     else:
         ui.table(lines, REPORT_COLUMNS)
     versions = ", ".join(v["price_version"] or "(unversioned)" for v in report.get("price_versions", []))

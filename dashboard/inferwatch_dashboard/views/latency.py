@@ -84,7 +84,8 @@ def decode_speed(scope: Scope) -> None:
     frame = data.stats(scope, "decode", by="model", window=recent).frame
     frame = frame.dropna(subset=["decode_tps_p50"]) if "decode_tps_p50" in frame else frame.iloc[0:0]
     if frame.empty:
-        st.caption("No streamed calls with a measured decode speed in this range.")
+        st.caption("No streamed calls with a measured decode speed in this range: only streamed calls "
+                   "(`stream=True`) have one. Stream a call, or widen the time range.")
         return
     ui.chart(charts.bars(frame, "model", "decode_tps_p50", title="Decode speed, median (tokens/s)",
                          y_title="tokens/s", colors=scope.colors), key="latency-decode")

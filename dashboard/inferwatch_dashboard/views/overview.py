@@ -53,7 +53,7 @@ def over_time(scope: Scope) -> None:
                                title=f"Calls per {bucket}", y_title="calls", colors=scope.colors),
                  key="overview-calls")
     with right:
-        ui.chart(charts.series(frame, "cost_usd", axis=axis, missing=timeaxis.ZERO, by="model", kind="area",
+        ui.chart(charts.series(frame, "cost_usd", axis=axis, missing=timeaxis.ZERO, by="model", kind="bar",
                                title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f", colors=scope.colors),
                  key="overview-cost")
 
