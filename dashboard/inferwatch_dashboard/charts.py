@@ -22,6 +22,9 @@ PALETTE: tuple[str, ...] = (*qualitative.Plotly, *qualitative.Safe)
 OTHER = "(other)"
 OTHER_COLOR = "#9e9e9e"
 SLO_COLOR = "#d62728"
+#: Dollar ticks to three significant digits: cents would label every tick of a $0.007 bucket "$0.01".
+MONEY = "$,.3~r"
+MAX_WHOLE_TICKS = 8
 _LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h", y=-0.15), hovermode="x unified")
 Colors = Mapping[str, str]
 
@@ -68,12 +71,13 @@ def _marker_size(points: int) -> int:
 
 def series(frame: pd.DataFrame, y: str, *, axis: TimeAxis, missing: str, by: str | None = None, title: str,
            y_title: str = "", kind: str = "line", y_format: str | None = None, slo: float | None = None,
-           slo_label: str = "SLO", colors: Colors | None = None) -> go.Figure:
+           slo_label: str = "SLO", colors: Colors | None = None, whole: bool = False) -> go.Figure:
     """One trace per ``by`` value over every bucket of ``axis``; ``kind`` line, area (stacked) or bar (stacked).
 
     Empty buckets are 0 or gaps as ``missing`` says (:data:`~.timeaxis.ZERO` for counts and sums,
     :data:`~.timeaxis.GAP` for percentiles and rates). Lines and areas carry a marker on every point and bars span
-    their bucket, so a lone bucket is visible; the x axis is the window, whatever the data covers.
+    their bucket, so a lone bucket is visible; the x axis is the window, whatever the data covers. ``whole``
+    (counts): no fractional ticks when the tallest bucket is small (4 calls are not ticked 0.5, 1.5...).
     """
     fig = _figure(title, y_title, y_format)
     frame = axis.complete(frame, y, by=by, missing=missing)
@@ -96,6 +100,8 @@ def series(frame: pd.DataFrame, y: str, *, axis: TimeAxis, missing: str, by: str
         fig.update_layout(showlegend=True)  # a single model still says which one it is
     fig.update_xaxes(**axis.layout())
     fig.update_yaxes(rangemode="tozero")
+    if whole and frame.groupby("t")[y].sum().max() <= MAX_WHOLE_TICKS:
+        fig.update_yaxes(dtick=1, tickformat=",d")
     if slo is not None:
         fig.add_hline(y=slo, line=dict(color=SLO_COLOR, dash="dash"), annotation_text=slo_label,
                       annotation_position="top left")
@@ -181,7 +187,7 @@ def budget_burn(daily: pd.DataFrame, *, axis: TimeAxis, title: str, limit: float
                 forecast: Mapping[str, object] | None, month_end: datetime | None) -> go.Figure:
     """Month-to-date spend (cumulative over every day of ``axis``, a day without calls adding 0), the budget line,
     and the forecast band to the month's end; the x axis runs to the month's end."""
-    fig = _figure(title, "USD", "$,.2f")
+    fig = _figure(title, "USD", MONEY)
     rows = axis.complete(daily, "cost_usd", by=None, missing=ZERO)
     cumulative = rows["cost_usd"].cumsum()
     fig.add_trace(go.Scatter(x=rows["t"], y=cumulative, mode="lines+markers", name="spent",

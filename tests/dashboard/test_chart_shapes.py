@@ -139,9 +139,11 @@ def test_one_bucket_is_drawn_a_bucket_wide_on_the_whole_range(collector: Collect
     assert timedelta(hours=24) <= span < timedelta(hours=24, minutes=15)
     assert (x["tickformat"], x["dtick"]) == ("%H:%M", 3 * 3_600_000)
     assert calls["layout"]["barmode"] == "stack"
+    assert (calls["layout"]["yaxis"]["dtick"], calls["layout"]["yaxis"]["tickformat"]) == (1, ",d")  # 4 calls
     assert all(trace["width"] == 810_000 for trace in calls["data"])
     cost = _specs(at)["Cost per 15m"]
     assert {trace["type"] for trace in cost["data"]} == {"bar"} and cost["layout"]["barmode"] == "stack"
+    assert cost["layout"]["yaxis"]["tickformat"] == "$,.3~r"  # $0.007 is not labelled $0.01
 
 
 @pytest.mark.parametrize("page", list(CHARTS))

@@ -39,8 +39,8 @@ def spend_over_time(scope: Scope, dimension: str) -> None:
     if dimension == "user_hash":
         frame = frame.assign(user_hash=frame["user_hash"].map(lambda h: h[:12] or "(none)"))
     ui.chart(charts.series(frame, "cost_usd", axis=timeaxis.axis(scope.window, bucket), missing=timeaxis.ZERO,
-                           by=dimension, kind="bar", title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f",
-                           colors=scope.colors), key="cost-series")
+                           by=dimension, kind="bar", title=f"Cost per {bucket}", y_title="USD",
+                           y_format=charts.MONEY, colors=scope.colors), key="cost-series")
     totals = frame.groupby(dimension, as_index=False)[["calls", "cost_usd"]].sum()
     st.dataframe(totals.sort_values("cost_usd", ascending=False), hide_index=True,
                  column_config={"cost_usd": st.column_config.NumberColumn("cost (USD)", format="$%.4f")})

@@ -50,11 +50,12 @@ def over_time(scope: Scope) -> None:
     left, right = st.columns(2)
     with left:
         ui.chart(charts.series(frame, "calls", axis=axis, missing=timeaxis.ZERO, by="model", kind="bar",
-                               title=f"Calls per {bucket}", y_title="calls", colors=scope.colors),
+                               title=f"Calls per {bucket}", y_title="calls", colors=scope.colors, whole=True),
                  key="overview-calls")
     with right:
         ui.chart(charts.series(frame, "cost_usd", axis=axis, missing=timeaxis.ZERO, by="model", kind="bar",
-                               title=f"Cost per {bucket}", y_title="USD", y_format="$,.2f", colors=scope.colors),
+                               title=f"Cost per {bucket}", y_title="USD", y_format=charts.MONEY,
+                               colors=scope.colors),
                  key="overview-cost")
 
 
