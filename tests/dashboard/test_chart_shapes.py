@@ -55,17 +55,22 @@ def _buckets(shape: Shape, step: timedelta) -> dict[str, set[str]]:
     return out
 
 
+def _times(trace: dict[str, Any]) -> list[pd.Timestamp]:
+    return [pd.Timestamp(t) for t in values(trace, "x")]
+
+
 def _points(trace: dict[str, Any]) -> dict[str, Any]:
-    return dict(zip(values(trace, "x"), values(trace, "y")))
+    """Bucket start (ISO, seconds) -> value."""
+    return {t.isoformat(): y for t, y in zip(_times(trace), values(trace, "y"))}
 
 
 def _check_axis(spec: dict[str, Any], axis: timeaxis.TimeAxis) -> None:
     x = spec["layout"]["xaxis"]
     assert x["range"] == [axis.start.isoformat(), axis.end.isoformat()] and x["autorange"] is False
     assert {k: x[k] for k in ("dtick", "tick0", "tickformat")} == axis.ticks()
-    grid = [t.isoformat() for t in axis.grid()]
+    grid = list(axis.grid())
     for trace in spec["data"]:
-        assert values(trace, "x") == grid, trace.get("name")  # every bucket of the range, in order
+        assert _times(trace) == grid, trace.get("name")  # every bucket of the range, in order
 
 
 def _check_marks(spec: dict[str, Any], axis: timeaxis.TimeAxis, kind: str) -> None:
@@ -121,8 +126,8 @@ def test_time_series_read_well_for_every_shape(collector: Collector, shapes: dic
                 assert drawn == (expected[trace["name"]] if template in BY_MODEL else everywhere), title
     if page == "latency":
         heat = specs["Total latency percentiles (ms)"]
-        assert values(heat["data"][0], "x") == [t.isoformat() for t in axis.grid()]
-        p50 = dict(zip(values(heat["data"][0], "x"), values(heat["data"][0], "z")[0]))
+        assert _times(heat["data"][0]) == list(axis.grid())
+        p50 = dict(zip((t.isoformat() for t in _times(heat["data"][0])), values(heat["data"][0], "z")[0]))
         assert {t for t, z in p50.items() if z is not None} == everywhere  # blank cells where nothing ran
     if page == "quality":
         assert "Tool-call failures: nothing to measure in this range (no tool calls)" in texts(at)
@@ -176,3 +181,20 @@ def test_the_window_not_the_data_sets_the_axis_and_ticks_are_never_sub_second(co
         assert isinstance(x["dtick"], int) and x["dtick"] % 60_000 == 0, choice
         assert "%S" not in x["tickformat"] and "%L" not in x["tickformat"], choice
         assert len(values(spec["data"][0], "x")) <= 200, choice
+
+
+def test_month_to_date_runs_over_the_whole_month_a_point_a_day(collector: Collector, shapes: dict[str, Shape],
+                                                               monkeypatch):
+    at = _run(collector, monkeypatch, shapes["sparse"].key, "cost", "sparse")
+    burn = _specs(at)["Month to date"]
+    today = pd.Timestamp.now("UTC").tz_localize(None).floor("D")
+    first = today.replace(day=1)
+    following = first + pd.offsets.MonthBegin(1)
+    x = burn["layout"]["xaxis"]
+    assert x["range"][0] == first.isoformat() and x["range"][1] == following.isoformat()
+    assert (x["dtick"], x["tickformat"]) == (7 * 86_400_000, "%b %d")
+    spent = next(trace for trace in burn["data"] if trace["name"] == "spent")
+    assert _times(spent) == list(pd.date_range(first, today, freq="D"))
+    cumulative = values(spent, "y")
+    assert None not in cumulative and cumulative == sorted(cumulative)  # a day without calls adds $0
+    assert spent["mode"] == "lines+markers"
