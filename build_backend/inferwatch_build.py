@@ -15,7 +15,7 @@ import warnings
 from typing import Any
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import *  # noqa: F403  (the PEP 517/660 hooks, unchanged but for build_editable)
+from setuptools.build_meta import *  # the PEP 517/660 hooks, unchanged but for build_editable
 from setuptools.build_meta import __all__  # noqa: F401
 
 #: The start of the filtered warning's text: ``InformationOnly.emit("Editable installation.", ...)`` in current
