@@ -16,13 +16,19 @@ from typing import Any
 
 import httpx
 import pytest
-from inferwatch_alerts.evaluate import build_channels
+from inferwatch_alerts.evaluate import RuleEvaluationJob, build_channels
 from inferwatch_alerts.notifiers import AlertNotification, Dispatcher, WebhookNotifier
 from inferwatch_alerts.rules.files import RULES_FILE_ENV, load_rules
 from inferwatch_collector.settings import Settings
 from inferwatch_server.alert_receiver import AlertReceiver
 from inferwatch_server.cli import up
-from inferwatch_server.demo_alerts import DemoAlerts, start_demo_alerts
+from inferwatch_server.demo_alerts import (
+    PAGERDUTY_KEY_ENV,
+    SLACK_URL_ENV,
+    WEBHOOK_KEY_ENV,
+    DemoAlerts,
+    start_demo_alerts,
+)
 
 EXPECTED_CHANNELS = {"slack", "webhook"} | ({"pagerduty"} if shutil.which("openssl") else set())
 
@@ -103,18 +109,24 @@ def test_the_receiver_answers_bad_requests_without_recording_them(path: str, bod
         assert receiver.received == []
 
 
-def test_up_points_the_demo_alerts_at_the_receiver_unless_a_rules_file_is_configured(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(os, "environ", {k: v for k, v in os.environ.items() if k != RULES_FILE_ENV})
+def test_up_points_the_scheduler_at_the_receiver_unless_a_rules_file_is_configured(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, store: Any, caplog: pytest.LogCaptureFixture) -> None:
+    for name in (RULES_FILE_ENV, SLACK_URL_ENV, PAGERDUTY_KEY_ENV, WEBHOOK_KEY_ENV):
+        monkeypatch.setenv(name, "")  # restored (removed) after the test, whatever up.demo_alerts sets
+        monkeypatch.delenv(name)
     settings = Settings(data_dir=tmp_path / "data")
     alerts = up.demo_alerts(settings)
     assert alerts is not None
     try:
         assert os.environ[RULES_FILE_ENV] == str(tmp_path / "demo-alert-rules.yaml") == str(alerts.rules_file)
-        assert set(alerts.env.items()) <= set(os.environ.items())
+        # the scheduler's own job, as it is made in the server process: the rules file and credentials it finds
+        with caplog.at_level(logging.WARNING):
+            dispatcher = RuleEvaluationJob().dispatcher(store)
+        assert set(dispatcher.channels) == EXPECTED_CHANNELS and not caplog.records, caplog.text
+        dispatcher.close()
     finally:
         alerts.stop()
     mine = tmp_path / "mine.yaml"
     assert up.demo_alerts(settings.model_copy(update={"alert_rules_file": mine})) is None
-    monkeypatch.setitem(os.environ, RULES_FILE_ENV, str(mine))
+    monkeypatch.setenv(RULES_FILE_ENV, str(mine))
     assert up.demo_alerts(Settings(data_dir=tmp_path / "data")) is None
