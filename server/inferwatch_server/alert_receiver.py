@@ -53,11 +53,16 @@ def _slack(body: dict[str, Any]) -> Received:
     return Received("slack", state, text.split("] ", 1)[-1] if text.startswith("[") else text)
 
 
-def _pagerduty(body: dict[str, Any]) -> Received:
+def _pagerduty(body: dict[str, Any], summaries: dict[str, str]) -> Received:
+    """A trigger carries the summary; a resolve only the dedup key, so its trigger's summary is looked up."""
     action = str(body.get("event_action") or "")
     state = {"trigger": "firing", "resolve": "resolved"}.get(action, action)
     payload = body.get("payload") if isinstance(body.get("payload"), dict) else {}
-    return Received("pagerduty", state, str(payload.get("summary") or body.get("dedup_key") or ""))
+    key = str(body.get("dedup_key") or "")
+    summary = str(payload.get("summary") or "")
+    if summary and key:
+        summaries[key] = summary
+    return Received("pagerduty", state, summary or summaries.get(key, key))
 
 
 def _webhook(body: dict[str, Any]) -> Received:
@@ -78,6 +83,7 @@ class AlertReceiver:
         self._on_delivery = on_delivery if on_delivery is not None else (lambda r: print(r.line(), flush=True))
         self._lock = threading.Lock()
         self.received: list[Received] = []
+        self._summaries: dict[str, str] = {}  # PagerDuty dedup key -> its trigger's summary
         self._servers: list[ThreadingHTTPServer] = []
         self._threads: list[threading.Thread] = []
 
@@ -109,7 +115,9 @@ class AlertReceiver:
         if not isinstance(body, dict):
             return 400, b"the body is not a JSON object"
         if secure and path == PAGERDUTY_PATH:
-            received, answer = _pagerduty(body), (202, json.dumps(
+            with self._lock:
+                received = _pagerduty(body, self._summaries)
+            answer = (202, json.dumps(
                 {"status": "success", "message": "Event processed", "dedup_key": body.get("dedup_key")}).encode())
         elif not secure and path.startswith(SLACK_PATH):
             received, answer = _slack(body), (200, b"ok")
