@@ -86,5 +86,8 @@ def test_up_stops_cleanly_when_its_process_group_is_signalled(sig: signal.Signal
         assert word not in text, f"{word!r} in the output:\n{text}"
     for line in STOP_LINES:
         assert text.count(line) == 1, f"{line!r} expected once:\n{text}"
-    left = [child for child in tree if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]
+    # multiprocessing's resource tracker ends when the server's end of its pipe closes, a moment after the server
+    _, alive = psutil.wait_procs(tree, timeout=15)
+    left = [(child.pid, " ".join(child.cmdline())[:120]) for child in alive
+            if child.is_running() and child.status() != psutil.STATUS_ZOMBIE]
     assert not left, f"left running: {left}"
