@@ -6,6 +6,7 @@ FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 # Only what the two distributions need; exact versions come from constraints.txt, as in `make venv`.
 COPY constraints.txt pyproject.toml README.md ./
+COPY build_backend/ build_backend/
 COPY sdk/ sdk/
 COPY collector/ collector/
 COPY alerts/ alerts/

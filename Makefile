@@ -2,30 +2,38 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+# Two install steps, each remembered by a stamp: what the demo runs, then (for make test) the test tools on top.
+RUNTIME := $(VENV)/.installed-runtime
+TESTING := $(VENV)/.installed-test
+PIP := $(BIN)/python -m pip install --quiet -c constraints.txt
 
 .PHONY: demo test venv bench clean
 
-# Create the virtualenv and install both distributions with the pinned versions in constraints.txt.
-$(STAMP): pyproject.toml sdk/pyproject.toml constraints.txt
+# The virtualenv with both distributions, at the versions pinned in constraints.txt, and the demo's clients.
+$(RUNTIME): pyproject.toml sdk/pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null || { echo "$(PYTHON) not found (set PYTHON=...)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e ./sdk -e '.[test]'
-	touch $(STAMP)
+	$(PIP) -e ./sdk -e '.[demo]'
+	touch $(RUNTIME)
 
-venv: $(STAMP)
+# The test suite's extras (pytest, hypothesis, Presidio and spaCy, Playwright, the instrumentations) on top.
+$(TESTING): $(RUNTIME)
+	$(PIP) -e ./sdk -e '.[test]'
+	touch $(TESTING)
 
-# The embedded platform (chDB in ./.inferwatch/data) with generated traffic flowing into it.
-demo: $(STAMP)
+venv: $(TESTING)
+
+# The embedded platform (chDB in ./.inferwatch/data) with generated traffic flowing into it; runtime packages only.
+demo: $(RUNTIME)
 	mkdir -p .inferwatch/data
 	INFERWATCH_DATA_DIR=.inferwatch/data $(BIN)/inferwatch-server up --demo-traffic
 
 # The whole test suite.
-test: $(STAMP)
+test: $(TESTING)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(TESTING)
 	$(BIN)/python bench/ingest.py
 
 clean:

@@ -13,8 +13,8 @@ and a free lane goes to the next project in turn, so a flooding project's queue 
 another project's request.
 
 Workers are started with ``spawn``: forking a process that has the embedded ClickHouse engine open is unsafe.
-A spawned worker imports only what its jobs name: :mod:`.ingest_worker` (priority, warm-up) and the pipeline, not
-this module (asyncio) nor the app.
+A spawned worker imports only what its jobs name: :mod:`.ingest_worker` (signals, priority, warm-up) and the
+pipeline, not this module (asyncio) nor the app. Workers ignore Ctrl-C: :meth:`IngestPool.close` stops them.
 A worker that dies breaks the pool; the pool is rebuilt and the affected requests are answered 503 (retry).
 """
 
@@ -31,7 +31,7 @@ from functools import partial
 from typing import Callable, TypeVar
 
 from .ingest import IngestResult, process_request
-from .ingest_worker import WORKER_NICENESS, lower_priority, warm  # noqa: F401  (WORKER_NICENESS re-exported)
+from .ingest_worker import WORKER_NICENESS, start_worker, warm  # noqa: F401  (WORKER_NICENESS re-exported)
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -109,7 +109,7 @@ class IngestPool:
         if self.workers <= 0:
             return ThreadPoolExecutor(1, thread_name_prefix="inferwatch-ingest")
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=lower_priority)
+                                   initializer=start_worker)
 
     def start(self, timeout: float = 60.0) -> None:
         """Start every worker now and wait until each has imported the pipeline."""
@@ -153,3 +153,5 @@ class IngestPool:
     def close(self) -> None:
         """Stop the workers (pending jobs finish first)."""
         self._executor.shutdown(wait=True, cancel_futures=False)
+        if self.workers > 0:
+            log.info("ingest workers stopped (%d)", self.workers)

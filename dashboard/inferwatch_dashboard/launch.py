@@ -93,11 +93,14 @@ class Dashboard:
 
 def start(api_url: str, keys: Sequence[str], *, host: str = "127.0.0.1", port: int = 0, exact: bool = False,
           stdout: int | IO[bytes] | None = subprocess.DEVNULL, stderr: int | IO[bytes] | None = None,
-          env: Mapping[str, str] | None = None) -> Dashboard:
+          env: Mapping[str, str] | None = None, own_process_group: bool = False) -> Dashboard:
     """Start the dashboard on ``host:port``: exactly that port if ``exact`` (a configured port: a clash must show,
-    not move the dashboard), else that port if free or any free one. Streamlit's own banner is dropped."""
+    not move the dashboard), else that port if free or any free one. Streamlit's own banner is dropped.
+
+    ``own_process_group``: the dashboard gets a process group of its own, so a Ctrl-C in the terminal reaches only
+    the caller, which stops the dashboard itself (:meth:`Dashboard.stop`) as part of its own shutdown."""
     port = port if exact and port else pick_port(host, port)
     process = subprocess.Popen(command(host, port), env=environment(api_url, keys, env), stdout=stdout,
-                               stderr=stderr)
+                               stderr=stderr, process_group=0 if own_process_group else None)
     local = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
     return Dashboard(process, f"http://{local}:{port}")

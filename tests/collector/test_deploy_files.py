@@ -287,8 +287,10 @@ def test_dockerfile_runs_unprivileged_with_a_healthcheck_on_a_real_route():
 
 
 def test_the_image_copies_every_package_folder():
-    package_dirs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    package_dirs = pyproject["tool"]["setuptools"]["package-dir"]
     folders = {Path(folder).parts[0] for folder in package_dirs.values()}
+    folders |= {Path(folder).parts[0] for folder in pyproject["build-system"].get("backend-path", [])}
     copied = {Path(source).parts[0] for keyword, rest in dockerfile_instructions()
               if keyword == "COPY" and not rest.startswith("--from") for source in rest.split()[:-1]}
     assert folders <= copied, f"the Dockerfile does not copy {sorted(folders - copied)}"

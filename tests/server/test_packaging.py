@@ -8,12 +8,16 @@ import ast
 import functools
 import importlib.util
 import re
+import shutil
+import subprocess
 import sys
 import tomllib
 from importlib.metadata import distributions, packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+#: What ``make demo`` runs from examples/: the demo app and the mock LLM server it starts.
+DEMO_MODULES = {"demo_app.py"} | {path.name for path in (ROOT / "examples").glob("mock_llm*.py")}
 
 
 def setuptools_config() -> dict:
@@ -129,3 +133,54 @@ def test_the_sdk_declares_every_distribution_it_imports() -> None:
     found = imported_distributions(ROOT / "sdk" / "src" / "inferwatch", {"inferwatch"})
     assert set(found) - declared - extras - apps_own == set(), found
     assert declared <= set(found), "declared but never imported: " + str(declared - set(found))
+
+
+# --- a quiet install -------------------------------------------------------------------------------------------
+def test_no_top_level_folder_bears_a_package_name() -> None:
+    """The premise of build_backend/inferwatch_build.py, which hides setuptools' editable-install notice about
+    folders in the working directory named like a package: there are none."""
+    config = setuptools_config()
+    folders = {path.name for path in ROOT.iterdir() if path.is_dir()}
+    assert not folders & ({name.split(".")[0] for name in config["packages"]} | {"inferwatch"})
+
+
+def test_an_editable_build_emits_no_warning(tmp_path: Path) -> None:
+    """The editable build (what ``pip install -e .`` runs, through the in-tree backend) warns about nothing; pip
+    would show any warning as a ``BuildBackendWarning``. Built from a copy, so the checkout is not written to."""
+    project = tmp_path / "project"
+    project.mkdir()
+    for name in ("pyproject.toml", "README.md", "MANIFEST.in"):
+        shutil.copy(ROOT / name, project / name)
+    folders = {Path(folder).parts[0] for folder in setuptools_config()["package-dir"].values()} | {"build_backend"}
+    for folder in folders:
+        shutil.copytree(ROOT / folder, project / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    script = (
+        "import sys, warnings\n"
+        "sys.path.insert(0, 'build_backend')\n"
+        "import inferwatch_build\n"
+        "with warnings.catch_warnings(record=True) as seen:\n"
+        "    warnings.simplefilter('always')\n"
+        f"    inferwatch_build.build_editable({str(tmp_path)!r})\n"
+        "print([f'{w.category.__name__}: {w.message}' for w in seen if issubclass(w.category, UserWarning)])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=project, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+    assert list(tmp_path.glob("inferwatch_server-*.whl"))
+
+
+def test_the_demo_installs_what_its_app_imports_and_no_test_tool() -> None:
+    """``make demo`` installs the runtime dependencies and the ``demo`` extra only: together with the SDK's they
+    cover every distribution the demo app and the mock LLM import, and none of the test tools is among them."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    sdk = tomllib.loads((ROOT / "sdk" / "pyproject.toml").read_text())["project"]
+    demo = {_requirement_name(spec) for spec in project["optional-dependencies"]["demo"]}
+    runtime = {_requirement_name(spec) for spec in project["dependencies"] + sdk["dependencies"]} | demo
+    found = imported_distributions(ROOT / "examples", {"examples", "inferwatch"})
+    used = {dist for dist, users in found.items() if users & DEMO_MODULES}
+    assert {"openai", "anthropic"} <= used <= runtime, used - runtime
+    assert not runtime & {"pytest", "hypothesis", "presidio-analyzer", "spacy", "playwright"}
+    makefile = (ROOT / "Makefile").read_text()
+    assert "$(PIP) -e ./sdk -e '.[demo]'" in makefile and "\ndemo: $(RUNTIME)\n" in makefile
+    assert "\ntest: $(TESTING)\n" in makefile and "$(TESTING): $(RUNTIME)\n\t$(PIP) -e ./sdk -e '.[test]'" in makefile

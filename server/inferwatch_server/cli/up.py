@@ -2,21 +2,29 @@
 
 Migrates, creates (or reuses) the demo project's keys, starts the dashboard as a separate Streamlit process
 reading this collector's API, serves the collector (with the embedded scheduler), and with ``--demo-traffic``
-runs the demo app (``examples/demo_app.py``: the SDK around real clients, against a mock LLM) into it.
+runs the demo app (``examples/demo_app.py``: the SDK around real clients, against a mock LLM) into it and, unless
+a rules file of the user's is configured, delivers the alerts to a local receiver (:mod:`..demo_alerts`).
+
+Ctrl-C (SIGINT to the terminal's whole process group) and SIGTERM stop everything in order and exit 0: the child
+processes have process groups of their own and the ingest workers ignore SIGINT, so only this process reacts to
+the signal; it stops each service itself and prints one line per service as it stops.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
 from typing import Any
 
+from inferwatch_alerts.rules.files import RULES_FILE_ENV
 from inferwatch_collector.settings import Settings
 
+from ..demo_alerts import DemoAlerts, start_demo_alerts
 from ..serve import serve
 from .common import open_store, settings_from
 from .demo import examples_root
@@ -82,11 +90,14 @@ def cmd_up(args: argparse.Namespace) -> int:
         settings = settings.model_copy(update={"api_docs": True})
     keys = demo_keys(settings)
     base = f"http://{settings.host}:{settings.port}"
+    alerts = demo_alerts(settings) if args.demo_traffic else None
+    if alerts is not None:
+        settings = settings.model_copy(update={"alert_rules_file": alerts.rules_file})
     # The dashboard is a separate Streamlit process that reads this collector's API with the demo read key.
     local = settings.host if settings.host not in ("0.0.0.0", "::", "") else "127.0.0.1"
     ui = DashboardSettings()
     dashboard = launch.start(f"http://{local}:{settings.port}", [keys["read"]], host=ui.host, port=ui.port,
-                             exact="port" in ui.model_fields_set)
+                             exact="port" in ui.model_fields_set, own_process_group=True)
     print(
         "\ninferwatch is starting (embedded ClickHouse)" if settings.embedded else "\ninferwatch is starting",
         f"\n  collector   {base}   (OTLP/HTTP: {base}/v1/traces)",
@@ -99,6 +110,9 @@ def cmd_up(args: argparse.Namespace) -> int:
         f"\n    ingest    {keys['ingest']}",
         f"\n    read      {keys['read']}",
         f"\n    admin     {keys['admin']}",
+        f"\n  alerts      {', '.join(alerts.channels)} -> local receiver (rules: {alerts.rules_file})"
+        if alerts is not None else "",
+        f"\n              {alerts.note}" if alerts is not None and alerts.note else "",
         f"\n  try:  curl -H 'Authorization: Bearer {keys['read']}' {base}/api/v1/calls/summary\n",
         flush=True,
     )
@@ -118,7 +132,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         # The demo app: the SDK around the real openai/anthropic clients, against a local mock LLM server.
         cmd = [sys.executable, "-m", "examples.demo_app", "--collector", base, "--key", keys["ingest"],
                "--rate", str(args.rate)]
-        traffic.append(subprocess.Popen(cmd, cwd=examples_root()))
+        # its own process group: a Ctrl-C reaches only this process, which stops the app (stop_traffic)
+        traffic.append(subprocess.Popen(cmd, cwd=examples_root(), process_group=0))
 
     def stop_traffic() -> None:
         # on a signal, while the collector still serves: the demo app's last spans and feedback reach it as it
@@ -138,3 +153,17 @@ def cmd_up(args: argparse.Namespace) -> int:
     finally:
         stop_traffic()
         dashboard.stop()
+        print("dashboard stopped", flush=True)
+        if alerts is not None:
+            alerts.stop()
+            print(f"alert receiver stopped ({len(alerts.receiver.received)} deliveries)", flush=True)
+
+
+def demo_alerts(settings: Settings) -> DemoAlerts | None:
+    """The demo's alert receiver and channels (see :mod:`..demo_alerts`), unless the user configured a rules file
+    (their channels are theirs). The channels' settings reach the scheduler through this process's environment."""
+    if settings.alert_rules_file is not None or os.environ.get(RULES_FILE_ENV):
+        return None
+    alerts = start_demo_alerts(Path(settings.data_dir).expanduser().resolve().parent)
+    os.environ.update(alerts.env)
+    return alerts
