@@ -154,12 +154,23 @@ class Redactor:
                 and (key is None or _PASSWORD_KEY.search(key) is None)):
             return text
         if looks_like_document(text):
-            document = parse_document(text)
-            if document is not None:
-                # One pass over the whole document first: most hold nothing, and when what it replaced left every
-                # key and the structure as they were, that is the answer. Otherwise value by value.
-                found: dict[str, int] = {}
+            # One pass over the whole document first: most hold nothing, and when what it replaced left every key
+            # and the structure as they were, that is the answer. Otherwise value by value. Without a key, a text
+            # that is no document is redacted as text, which is that pass: so it runs before parsing, and a text
+            # it leaves unchanged is never parsed (the common case).
+            found: dict[str, int] = {}
+            whole = None
+            if key is None:
                 whole = self._redact_text(text, wanted, found)
+                if whole == text:
+                    return text
+            document = parse_document(text)
+            if document is None and whole is not None:
+                _add(counts, found)
+                return whole
+            if document is not None:
+                if whole is None:
+                    whole = self._redact_text(text, wanted, found)
                 if whole == text or same_keys(document, parse_document(whole)):
                     _add(counts, found)
                     return whole
@@ -217,12 +228,19 @@ class Redactor:
             return out
         if scan is None:
             scan = _Scan(text)
+        hits = None
         for recognizer, gate in _SECRET_PLAN:
             if recognizer.entity not in wanted:
                 continue
-            if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
-                haystack = scan.folded if recognizer.fold else text
-                if haystack is not None and gate not in haystack:
+            if recognizer.fold:
+                if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
+                    haystack = scan.folded
+                    if haystack is not None and gate not in haystack:
+                        continue
+            else:
+                if hits is None:
+                    hits = scan.literal_starts()  # every case-sensitive literal at once: most texts hold none
+                if not hits:
                     continue
             found = _secrets(scan, recognizer)
             if found:
