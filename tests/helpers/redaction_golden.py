@@ -42,7 +42,8 @@ def golden_texts() -> list[str]:
     rng = random.Random(29)
     # each planted value alone (a match at the very start and end of a text), after a key, and inside prose
     planted = list(dict.fromkeys(p.value for sample in samples for p in sample.planted))
-    texts += [form.format(value) for value in planted for form in ("{0}", "key={0}", "see {0} now", "{0}\n{0}")]
+    texts += [form.format(value) for value in planted for form in ("{0}", "key={0}", "see {0} now", "{0}\n{0}",
+                                                                     "secret_key: {0}")]
     texts += [variant(text) for text in texts[:120] for variant in _VARIANTS]
     for system, inputs, outputs in build_content_pool(random.Random(7), pii_share=0.5, size=96):
         texts += [system, inputs, outputs, f"{system}\n\n{inputs}"]
