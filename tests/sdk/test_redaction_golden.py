@@ -30,3 +30,22 @@ def test_redaction_matches_the_golden_digests(texts: list[str], selection: str) 
             differ.append(i)
     assert not differ, (f"{len(differ)} of {len(texts)} texts redact differently, e.g. "
                         f"{[texts[i][:120] for i in differ[:3]]}")
+
+
+def test_only_overlapping_findings_are_scored_when_redacting() -> None:
+    """``_overlapping`` (which findings redact() scores with context words) returns exactly the findings that
+    share a character with another one, on random layouts."""
+    import random
+
+    from inferwatch.redaction.findings import _R
+    from inferwatch.redaction.redactor import _overlapping
+
+    rng = random.Random(29)
+    for _ in range(5000):
+        results = []
+        for _ in range(rng.randint(0, 8)):
+            start = rng.randint(0, 30)
+            results.append(_R("X", start, start + rng.randint(1, 8), 0.5, "x"))
+        wanted = [r for i, r in enumerate(results)
+                  if any(j != i and r.start < o.end and o.start < r.end for j, o in enumerate(results))]
+        assert [id(r) for r in _overlapping(results)] == [id(r) for r in wanted], results

@@ -272,8 +272,8 @@ class Redactor:
             return []
         if not self.presidio_compatible:
             results = _without_uri_password_emails(text, results)
-        if self.context and (scores or self.score_threshold > 0 or _overlapping(results)):
-            _enhance_using_context(text, results)
+        if self.context:
+            _enhance_using_context(text, results if scores or self.score_threshold > 0 else _overlapping(results))
         threshold = self.score_threshold
         return _remove_duplicates([r for r in results if r.score >= threshold])
 
@@ -309,17 +309,21 @@ class Redactor:
         )
 
 
-def _overlapping(results: list[_R]) -> bool:
-    """Whether two of ``results`` share a character. Context words only raise scores, and with a zero threshold a
-    score decides nothing but which of two overlapping findings is replaced (duplicate removal, conflict
-    resolution); findings apart from each other are all replaced, in the order of their positions. So when none
-    overlap, redacting needs no context words (the slowest part of analysing a text with findings)."""
-    end = -1
-    for r in sorted(results, key=lambda r: r.start):
-        if r.start < end:
-            return True
-        end = max(end, r.end)
-    return False
+def _overlapping(results: list[_R]) -> list[_R]:
+    """Those of ``results`` that share a character with another one. Context words only raise scores, and with a
+    zero threshold a score decides nothing but which of two overlapping findings is replaced (duplicate removal,
+    conflict resolution; merging same-type findings keeps them apart from the others); findings apart from every
+    other are all replaced, in the order of their positions. So redacting scores only these (context words are
+    the slowest part of analysing a text with findings)."""
+    marked = [False] * len(results)
+    end, holder = -1, -1  # the furthest end so far, and whose it is
+    for i in sorted(range(len(results)), key=lambda k: results[k].start):
+        r = results[i]
+        if r.start < end:  # (it overlaps the holder; a result overlapping an earlier one always meets its holder)
+            marked[i] = marked[holder] = True
+        if r.end > end:
+            end, holder = r.end, i
+    return [r for r, m in zip(results, marked) if m]
 
 
 def _without_uri_password_emails(text: str, results: list[_R]) -> list[_R]:
