@@ -2,8 +2,10 @@
 
 The golden file (``tests/sdk/data/redaction_golden.json``) holds, for each entity selection of :data:`SELECTIONS`,
 the digests of what the redactor returned (text and counts) for the texts of :func:`golden_texts`, in order, at
-the revision it was written from (8 hex digits each, concatenated). A change that only makes the redactor faster leaves every digest as it was. Written with
-``python -m tests.helpers.redaction_golden`` (run from the revision whose behaviour is the reference).
+the revision it was written from (8 hex digits each, concatenated). A change that only makes the redactor faster
+leaves every digest as it was. Written with ``python -m tests.helpers.redaction_golden``, run where ``inferwatch``
+imports the revision whose behaviour is the reference (the current file: ``ca5c0ab``, with
+``PYTHONPATH=<its sdk/src>``).
 """
 
 from __future__ import annotations
@@ -50,8 +52,9 @@ def golden_texts() -> list[str]:
     pieces = [t[i:i + rng.randint(1, 60)] for t in texts[:200] for i in range(0, len(t), 97)]
     texts += pieces
     texts += ["", "a", "sk-", "iwk_", "AKIA", "akia", "SECRET", "Pass: hunter22", "::", "1::2", "a:b:c:d:e:f:g",
-              "1:2:3:4:5:6:7:8", "fe80::1%eth0",
-              "2001:0db8:85a3:0000:0000:8a2e:0370:7334", "at 2001:db8:85a3:0:0:8a2e:370:7334.", "a:1:b:2:c:3:d", "eyJ", "xoxb-", "-----BEGIN ", "\u017fecret=abc123", "\u0130aws"]
+              "1:2:3:4:5:6:7:8", "fe80::1%eth0", "2001:0db8:85a3:0000:0000:8a2e:0370:7334",
+              "at 2001:db8:85a3:0:0:8a2e:370:7334.", "a:1:b:2:c:3:d", "eyJ", "xoxb-", "-----BEGIN ",
+              "\u017fecret=abc123", "\u0130aws"]
     return texts
 
 
