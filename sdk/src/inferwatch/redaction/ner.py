@@ -48,7 +48,9 @@ class PresidioRedactor(Redactor):
         return bool(self.available and ner_wanted and self._analyzer.analyze(text=text, language="en",
                                                                              entities=ner_wanted))
 
-    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None) -> list[_R]:
+    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None, *,
+                 scores: bool = True) -> list[_R]:
+        # always scored: the model's findings may overlap the patterns' (see redactor._overlapping)
         results = super()._analyze(text, wanted, scan)
         ner_wanted = [e for e in NER_ENTITIES if e in wanted]
         if not self.available or not text or not ner_wanted:

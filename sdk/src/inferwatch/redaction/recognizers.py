@@ -342,18 +342,10 @@ def _ips(scan: _Scan) -> list[_R]:
 def _six_close_colons(text: str) -> bool:
     """Whether 6 colons follow each other at most 5 characters apart: what an IPv6 address without '::' holds
     (its groups have 1 to 4 hex digits)."""
-    if text.count(":") < 6:
-        return False
-    positions = [m.start() for m in _COLON.finditer(text)]
-    run = 1
-    for a, b in zip(positions, positions[1:]):
-        run = run + 1 if b - a <= 5 else 1
-        if run == 6:
-            return True
-    return False
+    return text.count(":") >= 6 and _CLOSE_COLONS.search(text) is not None
 
 
-_COLON = re.compile(":")
+_CLOSE_COLONS = re.compile(":(?:[^:]{0,4}:){5}")  # 6 colons, at most 4 other characters between neighbours
 
 
 def _ipv6_runs(text: str) -> list[tuple[int, int]]:
@@ -388,19 +380,21 @@ def _secrets(scan: _Scan, recognizer: SecretRecognizer) -> list[_R]:
     """``finditer`` of the recognizer's patterns, tried only where a match can start: every match starts with
     one of its literals (case-insensitively for ``fold``), so the patterns are matched at the literals'
     occurrences, in order, each search resuming after the previous match, as ``finditer`` does."""
+    starts: list[int] = []
     if recognizer.fold:
         haystack = scan.folded
         if haystack is None:  # lower-casing moved characters: scan the text itself
             scan.secret_hits.add(recognizer.entity)
             return _secret_results(scan.text, recognizer, None)
+        for literal in recognizer.literals:
+            i = haystack.find(literal)
+            while i >= 0:
+                starts.append(i)
+                i = haystack.find(literal, i + 1)
     else:
-        haystack = scan.text
-    starts: list[int] = []
-    for literal in recognizer.literals:
-        i = haystack.find(literal)
-        while i >= 0:
-            starts.append(i)
-            i = haystack.find(literal, i + 1)
+        hits = scan.literal_starts()  # (all the case-sensitive literals at once)
+        for literal in recognizer.literals:
+            starts += hits.get(literal, ())
     if not starts:
         return []
     scan.secret_hits.add(recognizer.entity)
@@ -418,6 +412,23 @@ def _common_substring(literals: Sequence[str]) -> str:
                 return part
     return ""
 
+
+_AWS_VALUE_CHARS = bytes(ord("a") if chr(c).isascii() and (chr(c).isalnum() or chr(c) in "/+") else ord(" ")
+                         for c in range(256))
+_AWS_VALUE_RUN = b" " + b"a" * 40 + b" "
+
+
+def _aws_secret_possible(scan: _Scan) -> bool:
+    """Whether the text holds what every AWS secret key match ends with: exactly 40 characters of
+    ``[A-Za-z0-9/+]`` with none of them on either side (``rules._AWS_SECRET``). One ``translate`` and one ``find``
+    over the UTF-8 bytes (a character beyond ASCII becomes bytes outside the class, as it is outside it), where
+    the recognizer's six case-insensitive literals cost a ``find`` each."""
+    marked = scan.text.encode("utf-8", "surrogatepass").translate(_AWS_VALUE_CHARS)
+    return _AWS_VALUE_RUN in b" " + marked + b" "
+
+
+#: entity -> a necessary condition for any match, cheaper than the recognizer's literals (see Redactor._raw)
+_SECRET_PRECHECKS = {"AWS_SECRET_KEY": _aws_secret_possible}
 
 _SECRET_PLAN: tuple[tuple[SecretRecognizer, str], ...] = tuple(
     (r, _common_substring(r.literals)) for r in SECRET_RECOGNIZERS)  # (recognizer, gate)

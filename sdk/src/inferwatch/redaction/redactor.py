@@ -18,6 +18,7 @@ from .documents import dump_document, looks_like_document, parse_document, redac
 from .findings import _R, Finding, RedactionResult
 from .recognizers import (
     _SECRET_PLAN,
+    _SECRET_PRECHECKS,
     _cards,
     _crypto,
     _emails,
@@ -154,12 +155,23 @@ class Redactor:
                 and (key is None or _PASSWORD_KEY.search(key) is None)):
             return text
         if looks_like_document(text):
-            document = parse_document(text)
-            if document is not None:
-                # One pass over the whole document first: most hold nothing, and when what it replaced left every
-                # key and the structure as they were, that is the answer. Otherwise value by value.
-                found: dict[str, int] = {}
+            # One pass over the whole document first: most hold nothing, and when what it replaced left every key
+            # and the structure as they were, that is the answer. Otherwise value by value. Without a key, a text
+            # that is no document is redacted as text, which is that pass: so it runs before parsing, and a text
+            # it leaves unchanged is never parsed (the common case).
+            found: dict[str, int] = {}
+            whole = None
+            if key is None:
                 whole = self._redact_text(text, wanted, found)
+                if whole == text:
+                    return text
+            document = parse_document(text)
+            if document is None and whole is not None:
+                _add(counts, found)
+                return whole
+            if document is not None:
+                if whole is None:
+                    whole = self._redact_text(text, wanted, found)
                 if whole == text or same_keys(document, parse_document(whole)):
                     _add(counts, found)
                     return whole
@@ -185,7 +197,7 @@ class Redactor:
         """``text`` redacted as text (a JSON document too: see :func:`json_view`), counting into ``counts``."""
         read = json_view(text)  # what the recognizers read: the same positions (see json_view)
         scan = _Scan(read)  # (kept: which secrets' literals occur, for _finds_anything)
-        results = self._analyze(read, wanted, scan)
+        results = self._analyze(read, wanted, scan, scores=False)
         out = text
         for _ in range(8):
             if not results:
@@ -200,7 +212,7 @@ class Redactor:
             if not self._finds_anything(read, wanted, frozenset(scan.secret_hits)):
                 break
             scan = _Scan(read)
-            results = self._analyze(read, wanted, scan)
+            results = self._analyze(read, wanted, scan, scores=False)
         return out
 
     def _pick(self, entities: Iterable[str] | None) -> frozenset[str]:
@@ -217,12 +229,25 @@ class Redactor:
             return out
         if scan is None:
             scan = _Scan(text)
+        hits = None
         for recognizer, gate in _SECRET_PLAN:
             if recognizer.entity not in wanted:
                 continue
-            if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
-                haystack = scan.folded if recognizer.fold else text
-                if haystack is not None and gate not in haystack:
+            precheck = _SECRET_PRECHECKS.get(recognizer.entity)
+            if precheck is not None and not precheck(scan):
+                # (no match here; counted as if its literals occurred, so that _finds_anything reads the text
+                # again after a replacement, which may have made the condition true)
+                scan.secret_hits.add(recognizer.entity)
+                continue
+            if recognizer.fold:
+                if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
+                    haystack = scan.folded
+                    if haystack is not None and gate not in haystack:
+                        continue
+            else:
+                if hits is None:
+                    hits = scan.literal_starts()  # every case-sensitive literal at once: most texts hold none
+                if not hits:
                     continue
             found = _secrets(scan, recognizer)
             if found:
@@ -238,14 +263,17 @@ class Redactor:
                         return out
         return out
 
-    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None) -> list[_R]:
+    def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None, *,
+                 scores: bool = True) -> list[_R]:
+        """The findings, scored; without ``scores`` (redacting), a score that cannot change what is replaced may
+        be left as the recognizer gave it (see :func:`_overlapping`)."""
         results = [r for found in self._raw(text, wanted, scan=scan) for r in _remove_duplicates(found)]
         if not results:
             return []
         if not self.presidio_compatible:
             results = _without_uri_password_emails(text, results)
         if self.context:
-            _enhance_using_context(text, results)
+            _enhance_using_context(text, results if scores or self.score_threshold > 0 else _overlapping(results))
         threshold = self.score_threshold
         return _remove_duplicates([r for r in results if r.score >= threshold])
 
@@ -279,6 +307,23 @@ class Redactor:
             ("CREDIT_CARD", _cards),
             ("PHONE_NUMBER", lambda scan: _phones(scan, regions)),  # the most expensive, last
         )
+
+
+def _overlapping(results: list[_R]) -> list[_R]:
+    """Those of ``results`` that share a character with another one. Context words only raise scores, and with a
+    zero threshold a score decides nothing but which of two overlapping findings is replaced (duplicate removal,
+    conflict resolution; merging same-type findings keeps them apart from the others); findings apart from every
+    other are all replaced, in the order of their positions. So redacting scores only these (context words are
+    the slowest part of analysing a text with findings)."""
+    marked = [False] * len(results)
+    end, holder = -1, -1  # the furthest end so far, and whose it is
+    for i in sorted(range(len(results)), key=lambda k: results[k].start):
+        r = results[i]
+        if r.start < end:  # (it overlaps the holder; a result overlapping an earlier one always meets its holder)
+            marked[i] = marked[holder] = True
+        if r.end > end:
+            end, holder = r.end, i
+    return [r for r, m in zip(results, marked) if m]
 
 
 def _without_uri_password_emails(text: str, results: list[_R]) -> list[_R]:
