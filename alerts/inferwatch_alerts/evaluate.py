@@ -236,7 +236,7 @@ def _step(rule: Rule, ruleset: RuleSet, project: str, key: str, prev: Series | N
 
 def _differs(a: SeriesState, b: SeriesState) -> bool:
     keys = ("state", "since", "incident_start", "dedup_key", "notified", "notified_key", "last_notified_at",
-            "nodata_since")
+            "nodata_since", "clear_since")
     return any(getattr(a, k) != getattr(b, k) for k in keys)
 
 

@@ -16,12 +16,14 @@ from inferwatch_collector.store import Store
 
 from . import drift
 from .alert_state import series_key
+from .guards import guarded
 from .lifecycle import NO_DATA, Observation
 from .rules import OPS, BaselineSpec, DetectorSpec, Rule, Threshold
 from .signals import WindowRow, read_length_histograms, read_windows, value_of
 from .timeutil import iso_s as _iso
 
 DAY: Final = 86400
+MINUTE: Final = 60
 
 
 @dataclass(frozen=True)
@@ -76,18 +78,53 @@ def _enough(rule: Rule, row: WindowRow | None) -> bool:
 
 def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequence[str] | None
                ) -> Observations:
+    """The whole window against the threshold (with its guard on ratio signals), and for a sustained rule
+    (``for: {breaching, of}``) its last ``of`` one-minute buckets each against the plain threshold, in one read.
+
+    Breaching: the window breaches and, if sustained, at least ``breaching`` buckets do (a bucket with no data
+    does not). Clear: the window's point value is on the good side of the clear level."""
     start = e - rule.window_s
+    sustain = rule.sustain
+    buckets = [(e - (i + 1) * MINUTE, e - i * MINUTE) for i in range(sustain.of)] if sustain else []
+    signal = rule.signal
     out: Observations = {}
     for (project, values), windows in _by_series(rule, read_windows(
-            store, rule.signal, rule.group_by, [(start, e)], projects)).items():
+            store, signal, rule.group_by, [(start, e), *buckets], projects)).items():
         labels = _labels(rule, values)
         row = windows.get(0)
-        value = value_of(rule.signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
-        details = {**_span(start, e), "volume": f"{row.measures.get(rule.signal.volume, 0):.0f}" if row else "0"}
-        obs = Observation(None if value is None else OPS[cond.op](value, cond.value), value, cond.value,
-                          details=details)
-        out[(project, series_key(labels))] = Observed(labels, obs)
+        value = value_of(signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
+        details = {**_span(start, e), "volume": f"{row.measures.get(signal.volume, 0):.0f}" if row else "0"}
+        if value is None:
+            out[(project, series_key(labels))] = Observed(labels, Observation(None, value, cond.value,
+                                                                              details=details))
+            continue
+        assert row is not None
+        breaching = OPS[cond.op](value, cond.value)
+        if cond.guarded:
+            verdict = guarded(cond, row.measures.get(signal.numerator, 0.0),
+                              row.measures.get(signal.denominator, 0.0))
+            breaching = verdict.breaching
+            details["events"] = f"{verdict.events:.0f}"
+            if cond.confidence is not None:
+                side = "upper" if cond.op in ("<", "<=") else "lower"
+                details[f"{side}_bound"] = f"{verdict.compared:.6g}"
+                details["confidence"] = f"{cond.confidence:g}"
+        if sustain is not None:
+            bad = sum(1 for k in range(1, sustain.of + 1) if _bucket_breaches(rule, cond, windows.get(k)))
+            details["buckets_breaching"] = f"{bad}/{sustain.of}"
+            breaching = breaching and bad >= sustain.breaching
+        clear = not OPS[cond.op](value, cond.clear_level)
+        out[(project, series_key(labels))] = Observed(labels, Observation(breaching, value, cond.value,
+                                                                          details=details, clear=clear))
     return out
+
+
+def _bucket_breaches(rule: Rule, cond: Threshold, row: WindowRow | None) -> bool:
+    """A one-minute bucket's own point value beyond the threshold (no data: not breaching)."""
+    if row is None or row.measures.get(rule.signal.volume, 0.0) <= 0:
+        return False
+    value = value_of(rule.signal, row.measures, MINUTE)
+    return value is not None and OPS[cond.op](value, cond.value)
 
 
 def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Sequence[str] | None

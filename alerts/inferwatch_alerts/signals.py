@@ -14,8 +14,9 @@ cycle cheap:
 * ``feedback`` (``FINAL``: votes change) for the thumbs-down rate.
 
 One query reads every window a rule needs (the current window and, for baselines, the same window on earlier
-days): the windows are OR-ed ranges, which ClickHouse's key analysis prunes, and ``k`` says which window a row
-belongs to. All SQL is parameterised; the only text spliced in comes from this module's own catalogue.
+days; for a sustained threshold, the window and its last one-minute buckets): the windows are OR-ed ranges,
+which ClickHouse's key analysis prunes, and ``k`` says which window a row belongs to (a row in overlapping
+windows is counted in each). All SQL is parameterised; the only text spliced in comes from this module's own catalogue.
 """
 
 from __future__ import annotations
@@ -208,15 +209,30 @@ def label_columns(group_by: Sequence[str]) -> list[str]:
     return [GROUP_COLUMNS[g] for g in group_by if g != "project"]
 
 
+def overlapping(windows: Sequence[tuple[int, int]]) -> bool:
+    """Whether any two ``[start, end)`` windows share a moment."""
+    ordered = sorted(windows)
+    return any(b[0] < a[1] for a, b in zip(ordered, ordered[1:]))
+
+
 def _windows_sql(col: str, windows: Sequence[tuple[int, int]]) -> tuple[str, str, dict[str, int]]:
+    """The WHERE ranges, the expression of ``k`` and their parameters. Disjoint windows: each row's one window
+    (``multiIf``). Overlapping ones (a rule's whole window and its one-minute buckets): each row is counted in
+    every window it lies in (``arrayJoin`` of their numbers), still in one scan."""
     params: dict[str, int] = {}
-    ranges, cases = [], []
+    ranges, cases, members = [], [], []
     for i, (start, end) in enumerate(windows):
         params[f"s{i}"], params[f"e{i}"] = start, end
         rng = f"{col} >= fromUnixTimestamp({{s{i}:Int64}}) AND {col} < fromUnixTimestamp({{e{i}:Int64}})"
         ranges.append(f"({rng})")
         cases.append(f"{rng}, {i}")
-    k = "0" if len(windows) == 1 else f"multiIf({', '.join(cases)}, -1)"
+        members.append(f"if({rng}, {i}, -1)")
+    if len(windows) == 1:
+        k = "0"
+    elif overlapping(windows):
+        k = f"arrayJoin(arrayFilter(x -> x >= 0, [{', '.join(members)}]))"
+    else:
+        k = f"multiIf({', '.join(cases)}, -1)"
     return " OR ".join(ranges), k, params
 
 
@@ -234,7 +250,8 @@ def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequenc
 
 def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows: Sequence[tuple[int, int]],
                  projects: Sequence[str] | None = None, *, quantile_noise: bool = False) -> list[WindowRow]:
-    """The signal's measures per project, group and window (``windows``: ``[start, end)`` Unix seconds).
+    """The signal's measures per project, group and window (``windows``: ``[start, end)`` Unix seconds; they may
+    overlap, each row then counts in each of its windows).
 
     Groups with no row in a window are absent from it (no data), never zero-filled. A quantile signal's value is
     the measure ``q``; with ``quantile_noise`` also ``q_noise``, its sampling noise
