@@ -14,9 +14,10 @@ cycle cheap:
 * ``feedback`` (``FINAL``: votes change) for the thumbs-down rate.
 
 One query reads every window a rule needs (the current window and, for baselines, the same window on earlier
-days; for a sustained threshold, the window and its last one-minute buckets): the windows are OR-ed ranges,
-which ClickHouse's key analysis prunes, and ``k`` says which window a row belongs to (a row in overlapping
-windows is counted in each). All SQL is parameterised; the only text spliced in comes from this module's own catalogue.
+days): the windows are OR-ed ranges, which ClickHouse's key analysis prunes, and ``k`` says which window a row
+belongs to. A sustained threshold also needs the last one-minute buckets of its window: the same scan counts
+each of those rows twice (``arrayJoin``), in the window and in its minute, so it costs no second query. All SQL
+is parameterised; the only text spliced in comes from this module's own catalogue.
 """
 
 from __future__ import annotations
@@ -209,36 +210,32 @@ def label_columns(group_by: Sequence[str]) -> list[str]:
     return [GROUP_COLUMNS[g] for g in group_by if g != "project"]
 
 
-def overlapping(windows: Sequence[tuple[int, int]]) -> bool:
-    """Whether any two ``[start, end)`` windows share a moment."""
-    ordered = sorted(windows)
-    return any(b[0] < a[1] for a, b in zip(ordered, ordered[1:]))
-
-
 def _windows_sql(col: str, windows: Sequence[tuple[int, int]]) -> tuple[str, str, dict[str, int]]:
-    """The WHERE ranges, the expression of ``k`` and their parameters. Disjoint windows: each row's one window
-    (``multiIf``). Overlapping ones (a rule's whole window and its one-minute buckets): each row is counted in
-    every window it lies in (``arrayJoin`` of their numbers), still in one scan."""
     params: dict[str, int] = {}
-    ranges, cases, members = [], [], []
+    ranges, cases = [], []
     for i, (start, end) in enumerate(windows):
         params[f"s{i}"], params[f"e{i}"] = start, end
         rng = f"{col} >= fromUnixTimestamp({{s{i}:Int64}}) AND {col} < fromUnixTimestamp({{e{i}:Int64}})"
         ranges.append(f"({rng})")
         cases.append(f"{rng}, {i}")
-        members.append(f"if({rng}, {i}, -1)")
-    if len(windows) == 1:
-        k = "0"
-    elif overlapping(windows):
-        k = f"arrayJoin(arrayFilter(x -> x >= 0, [{', '.join(members)}]))"
-    else:
-        k = f"multiIf({', '.join(cases)}, -1)"
+    k = "0" if len(windows) == 1 else f"multiIf({', '.join(cases)}, -1)"
     return " OR ".join(ranges), k, params
 
 
-def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequence[str] | None
+def _buckets_k(col: str, k: str, buckets: int, params: dict[str, Any]) -> str:
+    """``k`` for a read with ``buckets`` one-minute buckets at the end of window 0: a row of the last ``buckets``
+    minutes is counted in window 0 and in bucket ``1 + whole minutes before the window's end`` (1: the latest)."""
+    params["bucket_start"] = params["e0"] - 60 * buckets
+    minute = f"toInt64(intDiv({{e0:Int64}} - 1 - toUnixTimestamp({col}), 60)) + 1"
+    return (f"arrayJoin(if({col} >= fromUnixTimestamp({{bucket_start:Int64}}) AND {col} < fromUnixTimestamp("
+            f"{{e0:Int64}}), [{k}, {minute}], [{k}]))")
+
+
+def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequence[str] | None, buckets: int = 0
            ) -> tuple[str, str, dict[str, Any]]:
     ranges, k, params = _windows_sql(source.time_col, windows)
+    if buckets:
+        k = _buckets_k(source.time_col, k, buckets, params)
     clauses = [f"({ranges})"]
     if source.where:
         clauses.append(source.where)
@@ -249,22 +246,28 @@ def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequenc
 
 
 def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows: Sequence[tuple[int, int]],
-                 projects: Sequence[str] | None = None, *, quantile_noise: bool = False) -> list[WindowRow]:
-    """The signal's measures per project, group and window (``windows``: ``[start, end)`` Unix seconds; they may
-    overlap, each row then counts in each of its windows).
+                 projects: Sequence[str] | None = None, *, quantile_noise: bool = False, buckets: int = 0
+                 ) -> list[WindowRow]:
+    """The signal's measures per project, group and window (``windows``: ``[start, end)`` Unix seconds).
+
+    ``buckets``: also the last ``buckets`` one-minute buckets of window 0 (which must be its only window and end
+    on a minute), as ``k = 1 + i`` for the bucket ending ``i`` minutes before the window does (k = 1: the
+    latest minute).
 
     Groups with no row in a window are absent from it (no data), never zero-filled. A quantile signal's value is
     the measure ``q``; with ``quantile_noise`` also ``q_noise``, its sampling noise
     (:func:`quantile_noise_of`).
     """
-    source = choose_source(signal, group_by, windows)
+    if buckets and (len(windows) != 1 or windows[0][1] % 60 or windows[0][0] > windows[0][1] - 60 * buckets):
+        raise ValueError("one-minute buckets are read at the end of a single window that ends on a minute")
+    source = choose_source(signal, group_by, [*windows, *[(windows[0][1] - 60, windows[0][1])] * bool(buckets)])
     labels = label_columns(group_by)
     selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
     levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
     if signal.quantity:
         text = ", ".join(repr(float(level)) for level in levels)
         selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
-    where, k, params = _where(source, windows, projects)
+    where, k, params = _where(source, windows, projects, buckets)
     keys = ", ".join(["project_id", *labels, "k"])
     sql = (f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
            f"FROM {source.table} WHERE {where} GROUP BY {keys}")
