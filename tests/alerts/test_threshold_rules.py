@@ -16,6 +16,7 @@ from inferwatch_alerts.alert_state import DbBackend
 from inferwatch_alerts.backtest import Incident, backtest
 from inferwatch_alerts.evaluate import evaluate
 from inferwatch_alerts.rules import RuleSet, Threshold, load_rules
+from inferwatch_alerts.signals import SIGNALS, read_windows
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
@@ -57,6 +58,16 @@ def error_traffic(store: Store, model: str, segments: list[tuple[timedelta, time
             add_calls(store, T + start, length / MIN, 60, model=model, seed=seed * 100 + i, error_rate=rate)
             i += 1
         cursor = T + start + length
+
+
+def test_the_window_and_its_last_minutes_come_from_one_read(store: Store) -> None:
+    for i in range(7):  # minute i of [T - 1m, T + 6m) holds i + 1 calls
+        add_calls(store, T + (i - 1) * MIN, 1, i + 1, seed=i, model="m")
+    start, end = int(T.timestamp()), int((T + 5 * MIN).timestamp())
+    rows = read_windows(store, SIGNALS["error_rate"], ("project", "model"), [(start, end)], buckets=3)
+    calls = {r.k: r.measures["calls"] for r in rows}
+    # window [T, T + 5m): minutes 1..5 hold 2+3+4+5+6 calls; bucket 1 is its last minute, 3 the earliest read
+    assert calls == {0: 20.0, 1: 6.0, 2: 5.0, 3: 4.0}
 
 
 BURST_START, BURST = 20 * MIN, 20 * MIN
