@@ -15,8 +15,8 @@ cycle cheap:
 
 One query reads every window a rule needs (the current window and, for baselines, the same window on earlier
 days): the windows are OR-ed ranges, which ClickHouse's key analysis prunes, and ``k`` says which window a row
-belongs to. A sustained threshold also needs the last one-minute buckets of its window: the same scan counts
-each of those rows twice (``arrayJoin``), in the window and in its minute, so it costs no second query. All SQL
+belongs to. A sustained threshold also needs the last one-minute buckets of its window: the same scan groups
+them twice (``GROUPING SETS``: the window, and each minute), so it costs no second query. All SQL
 is parameterised; the only text spliced in comes from this module's own catalogue.
 """
 
@@ -222,20 +222,9 @@ def _windows_sql(col: str, windows: Sequence[tuple[int, int]]) -> tuple[str, str
     return " OR ".join(ranges), k, params
 
 
-def _buckets_k(col: str, k: str, buckets: int, params: dict[str, Any]) -> str:
-    """``k`` for a read with ``buckets`` one-minute buckets at the end of window 0: a row of the last ``buckets``
-    minutes is counted in window 0 and in bucket ``1 + whole minutes before the window's end`` (1: the latest)."""
-    params["bucket_start"] = params["e0"] - 60 * buckets
-    minute = f"toInt64(intDiv({{e0:Int64}} - 1 - toUnixTimestamp({col}), 60)) + 1"
-    return (f"arrayJoin(if({col} >= fromUnixTimestamp({{bucket_start:Int64}}) AND {col} < fromUnixTimestamp("
-            f"{{e0:Int64}}), [{k}, {minute}], [{k}]))")
-
-
-def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequence[str] | None, buckets: int = 0
+def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequence[str] | None
            ) -> tuple[str, str, dict[str, Any]]:
     ranges, k, params = _windows_sql(source.time_col, windows)
-    if buckets:
-        k = _buckets_k(source.time_col, k, buckets, params)
     clauses = [f"({ranges})"]
     if source.where:
         clauses.append(source.where)
@@ -243,6 +232,16 @@ def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequenc
         clauses.append("project_id IN {projects:Array(String)}")
         params["projects"] = list(projects)
     return " AND ".join(clauses), k, params
+
+
+def _grouping(keys: Sequence[str], time_col: str, buckets: int, params: dict[str, Any]) -> tuple[str, str]:
+    """``(k expression, GROUP BY clause)`` of a read with ``buckets``: two grouping sets in one scan, the whole
+    window (``k`` left at its default, 0) and each minute (``k`` = 1 + whole minutes before the window's end,
+    so 1 is its last minute; minutes beyond ``buckets`` are dropped by HAVING)."""
+    params["buckets"] = buckets
+    k = f"toInt64(intDiv({{e0:Int64}} - 1 - toUnixTimestamp({time_col}), 60)) + 1"
+    plain = ", ".join(keys)
+    return k, f"GROUPING SETS (({plain}), ({plain}, k)) HAVING k <= {{buckets:Int64}}"
 
 
 def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows: Sequence[tuple[int, int]],
@@ -267,10 +266,12 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
     if signal.quantity:
         text = ", ".join(repr(float(level)) for level in levels)
         selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
-    where, k, params = _where(source, windows, projects, buckets)
-    keys = ", ".join(["project_id", *labels, "k"])
+    where, k, params = _where(source, windows, projects)
+    group = ", ".join(["project_id", *labels, "k"])
+    if buckets:
+        k, group = _grouping(["project_id", *labels], source.time_col, buckets, params)
     sql = (f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
-           f"FROM {source.table} WHERE {where} GROUP BY {keys}")
+           f"FROM {source.table} WHERE {where} GROUP BY {group}")
     result = store.query(sql, params)
     rows = []
     width = len(labels)

@@ -68,6 +68,9 @@ def test_the_window_and_its_last_minutes_come_from_one_read(store: Store) -> Non
     calls = {r.k: r.measures["calls"] for r in rows}
     # window [T, T + 5m): minutes 1..5 hold 2+3+4+5+6 calls; bucket 1 is its last minute, 3 the earliest read
     assert calls == {0: 20.0, 1: 6.0, 2: 5.0, 3: 4.0}
+    # the same from the raw table (grouped by feature, which no minute rollup carries)
+    rows = read_windows(store, SIGNALS["error_rate"], ("project", "feature"), [(start, end)], buckets=3)
+    assert {r.k: r.measures["calls"] for r in rows} == calls
 
 
 BURST_START, BURST = 20 * MIN, 20 * MIN
