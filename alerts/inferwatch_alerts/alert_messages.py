@@ -70,7 +70,15 @@ def message(rule: Rule, series: Series, state: str, obs: Observation) -> str:
             f"{_window_text(rule.window_s)}")
     cond = rule.condition
     if isinstance(cond, Threshold):
-        text += f" (threshold {cond.op} {format_value(signal, cond.value)})"
+        text += f" (threshold {cond.describe(signal)}"
+        bound = obs.details.get("lower_bound") or obs.details.get("upper_bound")
+        if bound is not None:
+            side = "lower" if "lower_bound" in obs.details else "upper"
+            events = obs.details.get("events", "?")
+            text += f": {side} bound {format_value(signal, float(bound))} from {events} events"
+        if "buckets_breaching" in obs.details:
+            text += f"; {obs.details['buckets_breaching'].replace('/', ' of the last ')} minutes breaching"
+        text += ")"
     elif isinstance(cond, BaselineSpec):
         text += (f", against a baseline of {format_value(signal, obs.baseline)} (fires {cond.op} "
                  f"{cond.factor:g}x, i.e. {format_value(signal, obs.threshold)})")
@@ -84,6 +92,8 @@ def message(rule: Rule, series: Series, state: str, obs: Observation) -> str:
                 f"{d.get('window_end')}, baseline from {d.get('baseline_start')})")
     if state == "pending":
         return text + f"; firing if it holds for {_window_text(rule.for_s)}."
+    if state == "firing" and rule.resolve_after_s:
+        return text + f"; resolves after {_window_text(rule.resolve_after_s)} back in bounds."
     return text + "."
 
 

@@ -27,7 +27,7 @@ EVENT_COLUMNS: Final = ("project_id", "rule_id", "event_time", "series_key", "st
 STATE_COLUMNS: Final = ("project_id", "rule_id", "series_key", "state", "since", "last_value", "last_eval_at",
                         "silenced_until", "updated_at", "is_deleted", "incident_start", "dedup_key", "notified",
                         "notified_key", "last_notified_at", "nodata_since", "severity", "threshold", "baseline",
-                        "labels", "channels")
+                        "labels", "channels", "clear_since")
 
 
 @dataclass(frozen=True)
@@ -115,7 +115,8 @@ class DbBackend:
                 since=_utc(r["since"]), last_value=float(r["last_value"]),
                 incident_start=_utc(r["incident_start"]), dedup_key=r["dedup_key"], notified=r["notified"],
                 notified_key=r["notified_key"], last_notified_at=_utc(r["last_notified_at"]),
-                nodata_since=_utc(r["nodata_since"]), last_eval_at=_utc(r["last_eval_at"]),
+                nodata_since=_utc(r["nodata_since"]), clear_since=_utc(r["clear_since"]),
+                last_eval_at=_utc(r["last_eval_at"]),
                 updated_at=_utc(r["updated_at"]))
             series = Series(state, labels, r["severity"], tuple(r["channels"]), _finite(r["threshold"]),
                             _finite(r["baseline"]), _utc(r["silenced_until"]))
@@ -160,7 +161,7 @@ def _state_row(s: Series) -> tuple[Any, ...]:
     return (st.project_id, st.rule_id, st.series_key, st.state, st.since, nan_if_none(st.last_value),
             st.last_eval_at, s.silenced_until.replace(microsecond=0), st.updated_at, 0, st.incident_start,
             st.dedup_key, st.notified, st.notified_key, st.last_notified_at, st.nodata_since, s.severity,
-            nan_if_none(s.threshold), nan_if_none(s.baseline), labels, list(s.channels))
+            nan_if_none(s.threshold), nan_if_none(s.baseline), labels, list(s.channels), st.clear_since)
 
 
 def _columns(rows: Iterable[tuple[Any, ...]]) -> list[list[Any]]:

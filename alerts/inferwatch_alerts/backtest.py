@@ -25,6 +25,7 @@ from inferwatch_collector.store import Store
 from .alert_state import AlertEvent, DbBackend, MemoryBackend, Series, StateBackend
 from .evaluate import Sent, evaluate
 from .rules import RuleSet
+from .silences import Silence, list_silences
 from .timeutil import iso_s as _iso, utc as _utc
 
 if TYPE_CHECKING:
@@ -97,6 +98,15 @@ class BacktestReport:
                 "failed_rules": dict(self.failed)}
 
 
+def _silences(store: Store) -> list[Silence] | None:
+    """Every silence, read once for the whole replay (each tick keeps those active then); None, so each tick
+    reads its own, when they cannot be read now."""
+    try:
+        return list_silences(store, None)
+    except Exception:  # as in evaluate: a silence table problem must not stop the replay
+        return None
+
+
 def backtest(store: Store, ruleset: RuleSet, start: datetime, end: datetime, *, step_s: int = 60,
              projects: Sequence[str] | None = None, dispatcher: Dispatcher | None = None,
              persist: bool = False) -> BacktestReport:
@@ -112,10 +122,11 @@ def backtest(store: Store, ruleset: RuleSet, start: datetime, end: datetime, *, 
     backend: StateBackend = DbBackend(store) if persist else MemoryBackend()
     report = BacktestReport(start, end, step_s)
     previous = None
+    silences = _silences(store)
     for i in range(ticks):
         at = start + timedelta(seconds=i * step_s)
         result = evaluate(store, ruleset, at, backend=backend, dispatcher=dispatcher, projects=projects,
-                          previous_end=previous, force=previous is None)
+                          previous_end=previous, force=previous is None, silences=silences)
         previous = result.end
         report.ticks += 1
         report.events.extend(result.events)

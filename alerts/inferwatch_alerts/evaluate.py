@@ -130,12 +130,15 @@ def due_end(rule: Rule, end: datetime, previous_end: datetime | None, force: boo
 
 def evaluate(store: Store, ruleset: RuleSet, at: datetime, *, backend: StateBackend | None = None,
              dispatcher: Dispatcher | None = None, projects: Sequence[str] | None = None,
-             previous_end: datetime | None = None, force: bool = False) -> EvaluationResult:
+             previous_end: datetime | None = None, force: bool = False,
+             silences: Sequence[Silence] | None = None) -> EvaluationResult:
     """Evaluate every due rule of ``ruleset`` at time ``at``; record transitions; send what is due.
 
     ``backend`` defaults to the database (:class:`~.alert_state.DbBackend`). Without a ``dispatcher`` nothing is
     sent, but notifications are still worked out and marked as sent (a backtest reports what would have gone out).
     ``projects`` limits the evaluation to those projects. ``previous_end`` and ``force``: see :func:`due_end`.
+    ``silences``: every silence that may matter (a backtest reads them once for its range); by default those
+    active at ``at`` are read.
     Series of rules that are no longer in ``ruleset`` (or no longer cover their project) are resolved.
     """
     at = _utc(at)
@@ -143,7 +146,8 @@ def evaluate(store: Store, ruleset: RuleSet, at: datetime, *, backend: StateBack
     end = window_end(at, ruleset.evaluation_offset_s)
     result = EvaluationResult(at=at, end=end)
     states = backend.load(projects)
-    silences = _silences(store, at, projects)
+    silences = _silences(store, at, projects) if silences is None else [
+        s for s in silences if s.starts_at <= at < s.ends_at and (projects is None or s.project_id in projects)]
     events: list[AlertEvent] = []
     changed: dict[tuple[str, str, str], Series] = {}
     due: dict[tuple[str, str, str], tuple[list[Notice], datetime, Rule | None]] = {}
@@ -236,7 +240,7 @@ def _step(rule: Rule, ruleset: RuleSet, project: str, key: str, prev: Series | N
 
 def _differs(a: SeriesState, b: SeriesState) -> bool:
     keys = ("state", "since", "incident_start", "dedup_key", "notified", "notified_key", "last_notified_at",
-            "nodata_since")
+            "nodata_since", "clear_since")
     return any(getattr(a, k) != getattr(b, k) for k in keys)
 
 

@@ -50,21 +50,32 @@ class Policy:
     renotify_s: float | None = None
     no_data: NoDataPolicy = "keep"
     no_data_grace_s: float = 0.0  # policy "alert": how long data must be missing before NO_DATA
+    resolve_after_s: float = 0.0  # a firing alert resolves once clear for this long (hysteresis)
 
 
 @dataclass(frozen=True)
 class Observation:
-    """One evaluation of one series: ``breaching`` None means no data (or too little to judge)."""
+    """One evaluation of one series: ``breaching`` None means no data (or too little to judge).
+
+    ``clear`` says whether a firing alert may count this evaluation towards its resolve; None means "when not
+    breaching". A threshold with a clear level (or a statistical guard) leaves a band in between that is
+    neither: the alert keeps firing there, so a value hovering at the threshold is one incident.
+    """
 
     breaching: bool | None
     value: float | None = None
     threshold: float | None = None
     baseline: float | None = None
     details: dict[str, str] = field(default_factory=dict)
+    clear: bool | None = None
 
     @property
     def has_data(self) -> bool:
         return self.breaching is not None
+
+    @property
+    def is_clear(self) -> bool:
+        return self.clear if self.clear is not None else self.breaching is False
 
 
 NO_DATA: Final = Observation(None)
@@ -86,6 +97,7 @@ class SeriesState:
     notified_key: str = ""
     last_notified_at: datetime = EPOCH
     nodata_since: datetime = EPOCH  # start of the current gap in the data (policy alert), EPOCH if none
+    clear_since: datetime = EPOCH  # an alerting series clear since then (its quiet period), EPOCH if not clear
     last_eval_at: datetime = EPOCH
     updated_at: datetime = EPOCH  # the row version written last (the store's business)
 
@@ -133,16 +145,18 @@ def advance(prev: SeriesState, obs: Observation, now: datetime, policy: Policy
     state = replace(prev, last_eval_at=now)
     if obs.value is not None:
         state = replace(state, last_value=obs.value)
-    breaching = obs.breaching
+    breaching, clear = obs.breaching, obs.is_clear
     if breaching is None:
         if policy.no_data == "keep":
             return state, None
         if policy.no_data == "alert":
             return _no_data(state, now, policy)
-        breaching = False  # policy "ok": absence is health
+        breaching, clear = False, True  # policy "ok": absence is health
     elif state.nodata_since != EPOCH:
         state = replace(state, nodata_since=EPOCH)
-    return (_breach if breaching else _clear)(state, now, policy)
+    if breaching:
+        return _breach(state, now, policy)
+    return _clear(state, now, policy, clear)
 
 
 def _move(state: SeriesState, to: State, now: datetime) -> tuple[SeriesState, Transition]:
@@ -155,6 +169,8 @@ def _new_incident(state: SeriesState, now: datetime) -> SeriesState:
 
 
 def _breach(state: SeriesState, now: datetime, policy: Policy) -> tuple[SeriesState, Transition | None]:
+    if state.clear_since != EPOCH:  # bad again: the quiet period starts over
+        state = replace(state, clear_since=EPOCH)
     if state.state in ("ok", "resolved"):
         state = _new_incident(state, now)
         return _move(state, "firing" if policy.for_s <= 0 else "pending", now)
@@ -165,12 +181,21 @@ def _breach(state: SeriesState, now: datetime, policy: Policy) -> tuple[SeriesSt
     return state, None
 
 
-def _clear(state: SeriesState, now: datetime, _policy: Policy) -> tuple[SeriesState, Transition | None]:
+def _clear(state: SeriesState, now: datetime, policy: Policy, clear: bool
+           ) -> tuple[SeriesState, Transition | None]:
+    """Not breaching. A pending series is back to OK at once; an alerting one resolves only once the value has
+    been clear (``clear``) for ``policy.resolve_after_s`` without a break (hysteresis)."""
     if state.state == "pending":
         return _move(state, "ok", now)
-    if state.state in ALERTING:
-        return _move(state, "resolved", now)
-    return state, None
+    if state.state not in ALERTING:
+        return state, None
+    if not clear:  # between the clear level and the threshold: still the same incident
+        return (replace(state, clear_since=EPOCH) if state.clear_since != EPOCH else state), None
+    if state.clear_since == EPOCH:
+        state = replace(state, clear_since=now)
+    if (now - state.clear_since).total_seconds() < policy.resolve_after_s:
+        return state, None
+    return _move(replace(state, clear_since=EPOCH), "resolved", now)
 
 
 def _no_data(state: SeriesState, now: datetime, policy: Policy) -> tuple[SeriesState, Transition | None]:

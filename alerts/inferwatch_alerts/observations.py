@@ -8,7 +8,7 @@ average or the same window on previous days), or a drift test (:mod:`.drift`) ag
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Final
 
@@ -16,12 +16,14 @@ from inferwatch_collector.store import Store
 
 from . import drift
 from .alert_state import series_key
+from .guards import guarded
 from .lifecycle import NO_DATA, Observation
 from .rules import OPS, BaselineSpec, DetectorSpec, Rule, Threshold
 from .signals import WindowRow, read_length_histograms, read_windows, value_of
 from .timeutil import iso_s as _iso
 
 DAY: Final = 86400
+MINUTE: Final = 60
 
 
 @dataclass(frozen=True)
@@ -76,18 +78,58 @@ def _enough(rule: Rule, row: WindowRow | None) -> bool:
 
 def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequence[str] | None
                ) -> Observations:
+    """The whole window against the threshold (with its guard on ratio signals), and for a sustained rule
+    (``for: {breaching, of}``) its last ``of`` one-minute buckets each on their own data, in one read.
+
+    Breaching: the window breaches and, if sustained, at least ``breaching`` buckets do (a bucket with no data
+    does not). Clear: the window's point value is on the good side of the clear level."""
     start = e - rule.window_s
+    sustain = rule.sustain
+    signal = rule.signal
     out: Observations = {}
     for (project, values), windows in _by_series(rule, read_windows(
-            store, rule.signal, rule.group_by, [(start, e)], projects)).items():
+            store, signal, rule.group_by, [(start, e)], projects, buckets=sustain.of if sustain else 0)).items():
         labels = _labels(rule, values)
         row = windows.get(0)
-        value = value_of(rule.signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
-        details = {**_span(start, e), "volume": f"{row.measures.get(rule.signal.volume, 0):.0f}" if row else "0"}
-        obs = Observation(None if value is None else OPS[cond.op](value, cond.value), value, cond.value,
-                          details=details)
-        out[(project, series_key(labels))] = Observed(labels, obs)
+        value = value_of(signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
+        details = {**_span(start, e), "volume": f"{row.measures.get(signal.volume, 0):.0f}" if row else "0"}
+        if value is None:
+            out[(project, series_key(labels))] = Observed(labels, Observation(None, value, cond.value,
+                                                                              details=details))
+            continue
+        assert row is not None
+        breaching = OPS[cond.op](value, cond.value)
+        if cond.guarded:
+            verdict = guarded(cond, row.measures.get(signal.numerator, 0.0),
+                              row.measures.get(signal.denominator, 0.0))
+            breaching = verdict.breaching
+            details["events"] = f"{verdict.events:.0f}"
+            if cond.confidence is not None:
+                side = "upper" if cond.op in ("<", "<=") else "lower"
+                details[f"{side}_bound"] = f"{verdict.compared:.6g}"
+                details["confidence"] = f"{cond.confidence:g}"
+        if sustain is not None:
+            bad = sum(1 for k in range(1, sustain.of + 1) if _bucket_breaches(rule, cond, windows.get(k)))
+            details["buckets_breaching"] = f"{bad}/{sustain.of}"
+            breaching = breaching and bad >= sustain.breaching
+        clear = not OPS[cond.op](value, cond.clear_level)
+        out[(project, series_key(labels))] = Observed(labels, Observation(breaching, value, cond.value,
+                                                                          details=details, clear=clear))
     return out
+
+
+def _bucket_breaches(rule: Rule, cond: Threshold, row: WindowRow | None) -> bool:
+    """A one-minute bucket's own value beyond the threshold (no data: not breaching). A guarded rate is judged
+    by its bound at the threshold's confidence (min_events is the window's: a minute holds few events), so one
+    background error among 60 calls (1.7%) is not a bad minute for a 1% threshold, while 2 or more are."""
+    signal = rule.signal
+    if row is None or row.measures.get(signal.volume, 0.0) <= 0:
+        return False
+    if cond.confidence is not None:
+        return guarded(replace(cond, min_events=0), row.measures.get(signal.numerator, 0.0),
+                       row.measures.get(signal.denominator, 0.0)).breaching
+    value = value_of(signal, row.measures, MINUTE)
+    return value is not None and OPS[cond.op](value, cond.value)
 
 
 def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Sequence[str] | None

@@ -15,7 +15,9 @@ cycle cheap:
 
 One query reads every window a rule needs (the current window and, for baselines, the same window on earlier
 days): the windows are OR-ed ranges, which ClickHouse's key analysis prunes, and ``k`` says which window a row
-belongs to. All SQL is parameterised; the only text spliced in comes from this module's own catalogue.
+belongs to. A sustained threshold also needs the last one-minute buckets of its window: the same scan groups
+them twice (``GROUPING SETS``: the window, and each minute), so it costs no second query. All SQL
+is parameterised; the only text spliced in comes from this module's own catalogue.
 """
 
 from __future__ import annotations
@@ -232,15 +234,32 @@ def _where(source: Source, windows: Sequence[tuple[int, int]], projects: Sequenc
     return " AND ".join(clauses), k, params
 
 
+def _grouping(keys: Sequence[str], time_col: str, buckets: int, params: dict[str, Any]) -> tuple[str, str]:
+    """``(k expression, GROUP BY clause)`` of a read with ``buckets``: two grouping sets in one scan, the whole
+    window (``k`` left at its default, 0) and each minute (``k`` = 1 + whole minutes before the window's end,
+    so 1 is its last minute; minutes beyond ``buckets`` are dropped by HAVING)."""
+    params["buckets"] = buckets
+    k = f"toInt64(intDiv({{e0:Int64}} - 1 - toUnixTimestamp({time_col}), 60)) + 1"
+    plain = ", ".join(keys)
+    return k, f"GROUPING SETS (({plain}), ({plain}, k)) HAVING k <= {{buckets:Int64}}"
+
+
 def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows: Sequence[tuple[int, int]],
-                 projects: Sequence[str] | None = None, *, quantile_noise: bool = False) -> list[WindowRow]:
+                 projects: Sequence[str] | None = None, *, quantile_noise: bool = False, buckets: int = 0
+                 ) -> list[WindowRow]:
     """The signal's measures per project, group and window (``windows``: ``[start, end)`` Unix seconds).
+
+    ``buckets``: also the last ``buckets`` one-minute buckets of window 0 (which must be its only window and end
+    on a minute), as ``k = 1 + i`` for the bucket ending ``i`` minutes before the window does (k = 1: the
+    latest minute).
 
     Groups with no row in a window are absent from it (no data), never zero-filled. A quantile signal's value is
     the measure ``q``; with ``quantile_noise`` also ``q_noise``, its sampling noise
     (:func:`quantile_noise_of`).
     """
-    source = choose_source(signal, group_by, windows)
+    if buckets and (len(windows) != 1 or windows[0][1] % 60 or windows[0][0] > windows[0][1] - 60 * buckets):
+        raise ValueError("one-minute buckets are read at the end of a single window that ends on a minute")
+    source = choose_source(signal, group_by, [*windows, *[(windows[0][1] - 60, windows[0][1])] * bool(buckets)])
     labels = label_columns(group_by)
     selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
     levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
@@ -248,9 +267,11 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
         text = ", ".join(repr(float(level)) for level in levels)
         selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
     where, k, params = _where(source, windows, projects)
-    keys = ", ".join(["project_id", *labels, "k"])
+    group = ", ".join(["project_id", *labels, "k"])
+    if buckets:
+        k, group = _grouping(["project_id", *labels], source.time_col, buckets, params)
     sql = (f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
-           f"FROM {source.table} WHERE {where} GROUP BY {keys}")
+           f"FROM {source.table} WHERE {where} GROUP BY {group}")
     result = store.query(sql, params)
     rows = []
     width = len(labels)

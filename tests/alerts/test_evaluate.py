@@ -138,13 +138,12 @@ def transitions(report: BacktestReport, rule: str, project: str = "shop") -> lis
 
 def test_nothing_fires_on_normal_traffic(calm: BacktestReport) -> None:
     assert calm.failed == {} and calm.ticks == 91
-    assert [(e.event_time, e.rule_id, e.state, e.message) for e in calm.events if e.state != "pending"
-            and not (e.state == "ok" and e.rule_id == "error-rate-high")] == []
+    assert [(e.event_time, e.rule_id, e.state, e.message) for e in calm.events if e.state not in ("pending", "ok")
+            ] == []
     assert calm.sent == [] and calm.incidents() == []
-    # what does happen on normal traffic: now and then two failed calls in a hundred make the error rate 2% for
-    # a few minutes; that is pending, and clears before the five minutes of `for`
-    blips = [e for e in calm.events if e.state == "pending"]
-    assert all(e.rule_id == "error-rate-high" for e in blips)
+    # now and then two failed calls in a hundred make the point error rate 2%; the guarded, sustained rule does
+    # not even go pending on that (it has no pending state: the sustain is counted in the data)
+    assert not [e for e in calm.events if e.rule_id in ("error-rate-high", "ttft-p95-high", "refusal-rate-high")]
 
 
 def test_drift_rules_see_calm_as_normal_with_data(world: World) -> None:
@@ -169,10 +168,18 @@ def onset(report: BacktestReport, rule: str, key: str, project: str = "shop") ->
     return events[-2][0], events[-1][0]
 
 
-def test_ttft_regression_pages_after_the_for_duration(shop: BacktestReport) -> None:
-    assert {k for _, k, _ in transitions(shop, "ttft-p95-high")} == {"model=ttft"}
-    pending, firing = onset(shop, "ttft-p95-high", "model=ttft")
-    assert R < pending <= R + 2 * MIN and firing - pending == 5 * MIN
+def fired(report: BacktestReport, rule: str, key: str) -> datetime:
+    """When the one incident of a sustained rule (``for: {breaching, of}``) fired: no pending state before it,
+    and it is still firing (its problem lasts until the end of the data)."""
+    assert transitions(report, rule) == [(t, key, "firing") for t, k, s in transitions(report, rule)]
+    [(firing, _, _)] = transitions(report, rule)
+    return firing
+
+
+def test_ttft_regression_pages_once_most_of_its_minutes_are_slow(shop: BacktestReport) -> None:
+    # 4 of the last 5 one-minute buckets above 2 s (and the window's p95): the fourth slow minute
+    firing = fired(shop, "ttft-p95-high", "model=ttft")
+    assert R + 4 * MIN <= firing <= R + 5 * MIN
     sent = [s for s in shop.sent if s.rule_id == "ttft-p95-high"]
     assert [(s.kind, s.channels, s.event_time) for s in sent] == [("firing", ("slack",), firing)]
     note = sent[0].notification
@@ -181,12 +188,14 @@ def test_ttft_regression_pages_after_the_for_duration(shop: BacktestReport) -> N
 
 
 def test_error_surge_is_critical_and_goes_to_pagerduty(shop: BacktestReport) -> None:
-    assert {k for _, k, _ in transitions(shop, "error-rate-high")} == {"model=errors"}
-    pending, firing = onset(shop, "error-rate-high", "model=errors")
-    assert R < pending <= R + 5 * MIN and firing - pending == 5 * MIN
+    firing = fired(shop, "error-rate-high", "model=errors")
+    assert R + 5 * MIN <= firing <= R + 12 * MIN
     [sent] = [s for s in shop.sent if s.rule_id == "error-rate-high"]
     assert sent.channels == ("pagerduty", "slack") and sent.notification is not None
     assert sent.notification.severity == "critical" and sent.notification.value > 0.01
+    event = next(e for e in shop.events if e.rule_id == "error-rate-high")
+    assert 0.01 < float(event.labels["lower_bound"]) < event.value and int(event.labels["events"]) >= 5
+    assert int(event.labels["buckets_breaching"].split("/")[0]) >= 5
 
 
 def test_cost_surge_against_the_daily_average(shop: BacktestReport) -> None:
@@ -203,8 +212,8 @@ def test_cost_surge_against_the_daily_average(shop: BacktestReport) -> None:
 
 
 def test_refusal_rate_above_five_percent_is_info_to_investigate(shop: BacktestReport) -> None:
-    pending, firing = onset(shop, "refusal-rate-high", "model=quality")
-    assert H - HOUR < pending < firing == pending + 5 * MIN
+    firing = fired(shop, "refusal-rate-high", "model=quality")
+    assert H - HOUR + 5 * MIN <= firing < H
     [sent] = [s for s in shop.sent if s.rule_id == "refusal-rate-high"]
     assert sent.notification is not None and sent.notification.severity == "info"
     assert "investigate" in sent.notification.title

@@ -8,6 +8,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from inferwatch_alerts.lifecycle import (
+    EPOCH,
     NO_DATA,
     Notice,
     Observation,
@@ -159,3 +160,61 @@ def test_dedup_keys_are_stable_and_distinct() -> None:
     assert k == dedup_key("p1", "ttft", "model=a", T0) and k.startswith("iw-") and len(k) == 35
     assert len({k, dedup_key("p2", "ttft", "model=a", T0), dedup_key("p1", "err", "model=a", T0),
                 dedup_key("p1", "ttft", "model=b", T0), dedup_key("p1", "ttft", "model=a", T0 + MIN)}) == 5
+
+
+# ------------------------------------------------------------------------------------------------ hysteresis
+
+BAND = Observation(False, 1900.0, 2000.0, clear=False)  # under the threshold, above the clear level
+CLEAR = Observation(False, 1500.0, 2000.0, clear=True)
+
+
+def hovering(cycles: int) -> list[Observation]:
+    """A value hovering at its threshold: 3 minutes above, then 4 just under it, again and again."""
+    return ([BAD] * 3 + [GOOD] * 4) * cycles
+
+
+def test_without_hysteresis_a_hovering_signal_is_an_incident_per_crossing() -> None:
+    s = Series(Policy(for_s=0))
+    s.run(0, hovering(9))
+    assert [n.kind for _, n in s.sent].count("firing") == 9
+
+
+def test_a_quiet_period_makes_a_hovering_signal_one_incident() -> None:
+    s = Series(Policy(for_s=0, resolve_after_s=600))
+    s.run(0, hovering(9) + [GOOD] * 12)
+    assert s.transitions == [(T0, "firing"), (T0 + (59 + 10) * MIN, "resolved")]  # clear from minute 59 on
+    assert [(t, n.kind) for t, n in s.sent] == [(T0, "firing"), (T0 + 69 * MIN, "resolved")]
+    # 4 clear minutes in each cycle never add up: a bad minute starts the quiet period over
+    assert s.state.clear_since == EPOCH
+
+
+def test_a_clear_level_keeps_the_alert_firing_in_the_band_below_the_threshold() -> None:
+    s = Series(Policy(for_s=0))
+    s.run(0, [BAD] * 2 + [BAND, BAD] * 5 + [BAND] * 30)
+    assert [state for _, state in s.transitions] == ["firing"] and s.state.state == "firing"
+    s.run(40, [CLEAR])  # no quiet period: the first clear evaluation resolves
+    assert [state for _, state in s.transitions] == ["firing", "resolved"]
+    assert [n.kind for _, n in s.sent] == ["firing", "resolved"]
+
+
+def test_the_quiet_period_survives_in_the_state_and_band_minutes_restart_it() -> None:
+    policy = Policy(for_s=0, resolve_after_s=300)
+    s = Series(policy)
+    s.run(0, [BAD, CLEAR, CLEAR, BAND, CLEAR, CLEAR])
+    assert s.state.state == "firing" and s.state.clear_since == T0 + 4 * MIN
+    # a new process reads the state back (alert_state) and carries on with the same quiet period
+    again = Series(policy, replace(s.state))
+    again.run(6, [CLEAR] * 4)
+    assert again.transitions == [(T0 + 9 * MIN, "resolved")] and again.state.clear_since == EPOCH
+
+
+def test_pending_still_clears_at_once_and_no_data_ok_counts_as_clear() -> None:
+    s = Series(Policy(for_s=300, resolve_after_s=600))
+    s.run(0, [BAD, BAND])
+    assert [state for _, state in s.transitions] == ["pending", "ok"]
+    ok = Series(Policy(for_s=0, no_data="ok", resolve_after_s=120))
+    ok.run(0, [BAD, NO_DATA, NO_DATA, NO_DATA])
+    assert [(t - T0, state) for t, state in ok.transitions] == [(0 * MIN, "firing"), (3 * MIN, "resolved")]
+    keep = Series(Policy(for_s=0, resolve_after_s=120))
+    keep.run(0, [BAD, CLEAR, NO_DATA, NO_DATA, CLEAR])  # gaps neither break nor end the quiet period
+    assert [(t - T0, state) for t, state in keep.transitions] == [(0 * MIN, "firing"), (4 * MIN, "resolved")]

@@ -12,6 +12,7 @@ from inferwatch_alerts.rules import (
     BaselineSpec,
     DetectorSpec,
     RulesError,
+    Sustain,
     Threshold,
     load_rules,
     parse_duration,
@@ -30,18 +31,21 @@ def errors_of(text: str) -> list[str]:
 def test_the_shipped_defaults_are_the_product_briefs() -> None:
     rules = {r.id: r for r in load_rules().rules}
     ttft = rules["ttft-p95-high"]
-    assert (ttft.signal.name, ttft.condition, ttft.for_s, ttft.severity) == (
-        "ttft_p95", Threshold(">", 2000.0), 300, "warning")
+    assert (ttft.signal.name, ttft.condition, ttft.severity) == (
+        "ttft_p95", Threshold(">", 2000.0, clear=1600.0), "warning")
+    assert (ttft.sustain, ttft.for_s, ttft.resolve_after_s) == (Sustain(4, 5), 0, 600)
     errors = rules["error-rate-high"]
-    assert (errors.signal.name, errors.condition, errors.for_s, errors.severity) == (
-        "error_rate", Threshold(">", 0.01), 300, "critical")
+    assert (errors.signal.name, errors.condition, errors.severity) == (
+        "error_rate", Threshold(">", 0.01, confidence=0.95, min_events=5), "critical")
+    assert (errors.window_s, errors.sustain, errors.resolve_after_s) == (600, Sustain(5, 10), 600)
     cost = rules["cost-per-hour-spike"]
     assert cost.signal.name == "cost_per_hour" and cost.severity == "warning"
     assert isinstance(cost.condition, BaselineSpec)
     assert (cost.condition.kind, cost.condition.factor, cost.condition.op) == ("daily_average", 2.0, ">")
     refusals = rules["refusal-rate-high"]
     assert (refusals.signal.name, refusals.condition, refusals.severity) == (
-        "refusal_rate", Threshold(">", 0.05), "info")
+        "refusal_rate", Threshold(">", 0.05, confidence=0.95, min_events=5), "info")
+    assert (refusals.sustain, refusals.resolve_after_s) == (Sustain(5, 15), 900)
     assert "investigate" in refusals.headline
     drift = {r.id: r.condition.kind for r in rules.values() if isinstance(r.condition, DetectorSpec)}
     assert drift == {"refusal-rate-drift": "proportion_spike", "empty-response-drift": "proportion_spike",
@@ -50,6 +54,92 @@ def test_the_shipped_defaults_are_the_product_briefs() -> None:
                      "ttft-p95-creep": "percentile_creep", "latency-p95-creep": "percentile_creep"}
     ruleset = load_rules()
     assert ruleset.channels_of(errors) == ("pagerduty", "slack") and ruleset.channels_of(ttft) == ("slack",)
+
+
+def test_no_default_threshold_rule_can_be_satisfied_by_a_two_minute_blip() -> None:
+    # a blip of 2 minutes touches at most 3 one-minute buckets; the window alone is not enough either
+    for rule in load_rules().rules:
+        if isinstance(rule.condition, Threshold):
+            assert rule.sustain is not None and rule.sustain.breaching >= 4, rule.id
+            assert rule.sustain.of * 60 <= rule.window_s and rule.resolve_after_s >= 600, rule.id
+
+
+def test_guard_sustain_and_hysteresis_in_the_units_people_write() -> None:
+    ruleset = parse_rules(textwrap.dedent("""\
+        version: 1
+        defaults: {severity: warning, resolve_after: 5m}
+        rules:
+          - id: a
+            signal: error_rate
+            window: 10m
+            for: {breaching: 7m, of: 10m}
+            threshold: {op: ">=", value: 2%, confidence: 0.99, min_events: 3, clear: 1.5%}
+          - {id: b, signal: ttft_p99, threshold: {op: "<", value: 100ms, clear: 0.2s}, resolve_after: 0}
+        """))
+    a, b = ruleset.rules
+    assert a.condition == Threshold(">=", 0.02, 0.99, 3, 0.015) and a.condition.guarded
+    assert (a.sustain, a.for_s, a.resolve_after_s, a.policy.resolve_after_s) == (Sustain(7, 10), 0, 300, 300)
+    assert b.condition == Threshold("<", 100.0, clear=200.0) and not b.condition.guarded
+    assert (b.sustain, b.resolve_after_s, b.condition.clear_level) == (None, 0, 200.0)
+    described = a.to_json({})
+    assert described["sustain"] == {"breaching": 7, "of": 10} and described["resolve_after_s"] == 300
+    assert described["condition"] == {"type": "threshold", "op": ">=", "value": 0.02, "confidence": 0.99,
+                                      "min_events": 3, "clear": 0.015}
+
+
+def test_contradictory_guards_sustains_and_clear_levels_are_refused_with_their_lines() -> None:
+    errors = errors_of("""\
+        version: 1
+        rules:
+          - id: a
+            signal: error_rate
+            window: 10m
+            for: {breaching: 8m, of: 6m}
+            threshold: {value: 1%, confidence: 1.2}
+            severity: info
+          - id: b
+            signal: ttft_p95
+            window: 5m
+            for: {breaching: 4m, of: 10m}
+            threshold: {value: 2s, confidence: 0.9, min_events: 3, clear: 2.5s}
+            severity: info
+          - id: c
+            signal: cost_per_hour
+            for: {breaching: 3m, of: 5m}
+            baseline: {kind: daily_average}
+            severity: info
+          - id: d
+            signal: error_rate
+            for: {breaching: 4, of: 5m}
+            threshold: {op: "<", value: 99%, min_events: 3, clear: 98%}
+            resolve_after: 90s
+            severity: info
+          - id: e
+            signal: refusal_rate
+            for: {breaching: 2m}
+            threshold: {value: 5%, confidence: 0.5}
+            severity: info
+        """)
+    expected = [
+        "rules.yaml:6: rules[0].for.breaching: 8 breaching minutes out of 6 can never happen",
+        "rules.yaml:7: rules[0].threshold.confidence: confidence must be a number between 0.5 and 1",
+        "rules.yaml:12: rules[1].for.of: the 10 minutes must lie within the window (5m)",
+        "rules.yaml:13: rules[1].threshold.confidence: confidence is a guard for rate signals",
+        "rules.yaml:13: rules[1].threshold.min_events: min_events is a guard for rate signals",
+        ("rules.yaml:13: rules[1].threshold.clear: the clear level must be on the good side of the threshold: at "
+         "or below 2s for op >"),
+        "rules.yaml:17: rules[2].for: for: {breaching, of} counts one-minute buckets over a threshold",
+        "rules.yaml:22: rules[3].for.breaching: a number of minutes, written as a duration such as 4m",
+        "rules.yaml:24: rules[3].resolve_after: must be a whole number of 1m",
+        "rules.yaml:23: rules[3].threshold.min_events: min_events counts the events a rate is made of",
+        ("rules.yaml:23: rules[3].threshold.clear: the clear level must be on the good side of the threshold: at "
+         "or above 99% for op <"),
+        "rules.yaml:28: rules[4].for: needs `of`",
+        "rules.yaml:29: rules[4].threshold.confidence: confidence must be a number between 0.5 and 1",
+    ]
+    for line in expected:
+        assert any(e.startswith(line) for e in errors), (line, errors)
+    assert len(errors) == len(expected), errors
 
 
 def test_values_in_the_units_people_write() -> None:
@@ -187,6 +277,15 @@ def test_cli_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert args.func(args) == 2
     err = capsys.readouterr().err
     assert f"{bad}:3: rules[0].threshold.value: must be a number (a fraction, or a percentage such as 1%)" in err
+    unsafe = tmp_path / "unsafe.yaml"
+    unsafe.write_text("version: 1\nrules:\n  - id: a\n    signal: error_rate\n    window: 5m\n"
+                      "    for: {breaching: 8m, of: 10m}\n    threshold: {value: 1%, clear: 2%}\n"
+                      "    severity: info\n")
+    args = parser().parse_args(["alerts", "rules", "--check", str(unsafe)])
+    assert args.func(args) == 2
+    err = capsys.readouterr().err
+    assert f"{unsafe}:6: rules[0].for.of: the 10 minutes must lie within the window (5m)" in err
+    assert f"{unsafe}:7: rules[0].threshold.clear: the clear level must be on the good side" in err
     args = parser().parse_args(["alerts", "rules", "--check", str(tmp_path / "missing.yaml")])
     assert args.func(args) == 2 and "cannot read" in capsys.readouterr().err
 

@@ -30,11 +30,17 @@ Schema (durations are ``30s``, ``5m``, ``2h``, ``1d``, ``1h30m`` or a number of 
                                     #   prompt_template prompt_version experiment variant service
         window: 5m                  # the signal is computed over this trailing window (default 5m)
         every: 1m                   # evaluation interval, a multiple of 1m (default 1m)
-        for: 5m                     # the condition must hold this long before firing (default 0)
+        for: 5m                     # the condition must hold this long before firing (default 0), or
+                                    #   {breaching: 7m, of: 10m}: threshold rules only; 7 of the last 10
+                                    #   one-minute buckets breach on their own data, and the window does
+        resolve_after: 10m          # a firing alert resolves once clear this long without a break (default 0)
         min_requests: 20            # fewer calls in the window = no data (quiet hours do not page)
         severity: warning           # critical | warning | info
         # exactly one of threshold / baseline / detector:
         threshold: {op: ">", value: 2s}       # ops > >= < <=; latency values may be durations, rates "1%"
+                                    # rates may be guarded: {op: ">", value: 1%, confidence: 0.95, min_events: 5}
+                                    #   (the Wilson bound at that confidence beyond value, min_events events);
+                                    #   clear: 1.6s (a firing alert is clear only at or below this level)
         baseline: {kind: daily_average, factor: 2, lookback: 24h, min_value: 0.1}
                                     # or {kind: same_hour, days: 7, factor: 2}: value op factor * baseline,
                                     #   compared when the value or the baseline reaches min_value
@@ -63,6 +69,7 @@ from .model import (
     DetectorSpec,
     Rule,
     RuleSet,
+    Sustain,
     Threshold,
     format_value,
     iter_rules,
@@ -80,6 +87,7 @@ __all__ = [
     "Rule",
     "RuleSet",
     "RulesError",
+    "Sustain",
     "Threshold",
     "configured_rules_path",
     "format_value",

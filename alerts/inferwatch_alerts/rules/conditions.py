@@ -52,6 +52,51 @@ def _number(ctx: ParseContext, value: Any, path: tuple[Any, ...], signal: Signal
     return None
 
 
+def _threshold(ctx: ParseContext, spec: Any, cpath: tuple[Any, ...], signal: Signal | None) -> Threshold | None:
+    """``{op, value, confidence, min_events, clear}``; the guard only on ratio signals, the clear level on the
+    good side of the threshold."""
+    body = ctx.mapping(spec, cpath, ("op", "value", "confidence", "min_events", "clear"))
+    if body is None:
+        return None
+    errors_before = len(ctx.errors)
+    op = body.get("op", ">")
+    if op not in OPS:
+        ctx.err(cpath + ("op",), f"op must be one of {' '.join(OPS)}")
+    if "value" not in body:
+        ctx.err(cpath, "needs a value")
+        return None
+    value = _number(ctx, body["value"], cpath + ("value",), signal)
+    ratio = signal is None or signal.unit == "ratio"
+    confidence = body.get("confidence")
+    if confidence is not None:
+        if not ratio:
+            ctx.err(cpath + ("confidence",), f"confidence is a guard for rate signals (error_rate, refusal_rate, "
+                    f"...); {signal.name if signal else ''} is not a rate")
+        elif isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or \
+                not 0.5 < confidence < 1:
+            ctx.err(cpath + ("confidence",), "confidence must be a number between 0.5 and 1 (exclusive), "
+                    "e.g. 0.95")
+    min_events = body.get("min_events", 0)
+    if "min_events" in body:
+        if not ratio:
+            ctx.err(cpath + ("min_events",), f"min_events is a guard for rate signals (error_rate, refusal_rate, "
+                    f"...); {signal.name if signal else ''} is not a rate")
+        elif isinstance(min_events, bool) or not isinstance(min_events, int) or min_events < 0:
+            ctx.err(cpath + ("min_events",), "min_events must be a whole number, 0 or more")
+        elif op in ("<", "<="):
+            ctx.err(cpath + ("min_events",), f"min_events counts the events a rate is made of, which a `{op}` "
+                    "threshold expects few of: use it with > or >=")
+    clear = _number(ctx, body["clear"], cpath + ("clear",), signal) if "clear" in body else None
+    if clear is not None and value is not None and op in OPS:
+        above = op in (">", ">=")
+        if (above and clear > value) or (not above and clear < value):
+            ctx.err(cpath + ("clear",), f"the clear level must be on the good side of the threshold: "
+                    f"{'at or below' if above else 'at or above'} {body['value']} for op {op}")
+    if len(ctx.errors) > errors_before or value is None:
+        return None
+    return Threshold(op, value, None if confidence is None else float(confidence), int(min_events), clear)
+
+
 def parse_condition(ctx: ParseContext, spec: Mapping[str, Any], path: tuple[Any, ...], signal: Signal | None,
                     window: float | None, group_by: tuple[str, ...] | None) -> Condition | None:
     """The rule's one condition, checked against its signal, window and groups; None (reported) when invalid."""
@@ -63,17 +108,7 @@ def parse_condition(ctx: ParseContext, spec: Mapping[str, Any], path: tuple[Any,
     key = given[0]
     cpath = path + (key,)
     if key == "threshold":
-        body = ctx.mapping(spec[key], cpath, ("op", "value"))
-        if body is None:
-            return None
-        op = body.get("op", ">")
-        if op not in OPS:
-            ctx.err(cpath + ("op",), f"op must be one of {' '.join(OPS)}")
-        if "value" not in body:
-            ctx.err(cpath, "needs a value")
-            return None
-        value = _number(ctx, body["value"], cpath + ("value",), signal)
-        return Threshold(op, value) if value is not None and op in OPS else None
+        return _threshold(ctx, spec[key], cpath, signal)
     if key == "baseline":
         body = ctx.mapping(spec[key], cpath, ("kind", "factor", "op", "lookback", "days", "min_value"))
         if body is None:

@@ -17,11 +17,43 @@ OPS: Final[Mapping[str, Callable[[float, float], bool]]] = {
 
 @dataclass(frozen=True)
 class Threshold:
+    """``value op threshold`` on the whole window.
+
+    Ratio signals may be guarded: with ``confidence`` the Wilson score bound at that one-sided confidence (the
+    lower bound for ``>``/``>=``, the upper for ``<``/``<=``) is compared instead of the point rate, and with
+    ``min_events`` the numerator (errors, refusals, ...) must reach that count, so a handful of events in a small
+    denominator is not a breach. ``clear``: the level the point value must be back on the good side of before a
+    firing alert counts as clear (hysteresis; default: the threshold itself).
+    """
+
     op: str
     value: float
+    confidence: float | None = None
+    min_events: int = 0
+    clear: float | None = None
+
+    @property
+    def guarded(self) -> bool:
+        return self.confidence is not None or self.min_events > 0
+
+    @property
+    def clear_level(self) -> float:
+        return self.value if self.clear is None else self.clear
 
     def describe(self, signal: Signal) -> str:
-        return f"{self.op} {format_value(signal, self.value)}"
+        text = f"{self.op} {format_value(signal, self.value)}"
+        if self.confidence is not None:
+            text += f" with {self.confidence:.0%} confidence"
+        return text
+
+
+@dataclass(frozen=True)
+class Sustain:
+    """``for: {breaching: 7m, of: 10m}``: at least ``breaching`` of the last ``of`` one-minute buckets breach the
+    threshold on their own data (a bucket with no data does not breach)."""
+
+    breaching: int
+    of: int
 
 
 @dataclass(frozen=True)
@@ -66,6 +98,8 @@ class Rule:
     window_s: int = 300
     every_s: int = 60
     for_s: int = 0
+    sustain: Sustain | None = None
+    resolve_after_s: int = 0
     min_requests: int = 0
     renotify_s: int | None = None
     no_data: NoDataPolicy = "keep"
@@ -78,7 +112,7 @@ class Rule:
     @property
     def policy(self) -> Policy:
         return Policy(for_s=self.for_s, renotify_s=self.renotify_s, no_data=self.no_data,
-                      no_data_grace_s=max(self.for_s, self.window_s))
+                      no_data_grace_s=max(self.for_s, self.window_s), resolve_after_s=self.resolve_after_s)
 
     @property
     def headline(self) -> str:
@@ -88,7 +122,8 @@ class Rule:
         cond = self.condition
         condition: dict[str, Any] = {"type": type(cond).__name__.removesuffix("Spec").lower()}
         if isinstance(cond, Threshold):
-            condition |= {"op": cond.op, "value": cond.value}
+            condition |= {"op": cond.op, "value": cond.value, "confidence": cond.confidence,
+                          "min_events": cond.min_events, "clear": cond.clear}
         elif isinstance(cond, BaselineSpec):
             condition |= {"kind": cond.kind, "factor": cond.factor, "op": cond.op, "lookback_s": cond.lookback_s,
                           "days": cond.days, "min_value": cond.min_value}
@@ -97,6 +132,8 @@ class Rule:
         return {"id": self.id, "title": self.headline, "description": self.description,
                 "signal": self.signal.name, "unit": self.signal.unit, "group_by": list(self.group_by),
                 "window_s": self.window_s, "every_s": self.every_s, "for_s": self.for_s,
+                "sustain": ({"breaching": self.sustain.breaching, "of": self.sustain.of} if self.sustain else None),
+                "resolve_after_s": self.resolve_after_s,
                 "min_requests": self.min_requests, "severity": self.severity, "condition": condition,
                 "renotify_s": self.renotify_s, "no_data": self.no_data,
                 "channels": list(self.channels_for(routing)), "projects": list(self.projects or [])}

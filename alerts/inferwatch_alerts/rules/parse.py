@@ -10,15 +10,17 @@ from ..signals import FEEDBACK, GROUP_COLUMNS, RAW, SIGNALS, Signal, groupable
 from .channels import channel_names, channels_section, routing_section
 from .conditions import parse_condition
 from .durations import checked_duration
-from .model import SEVERITIES, Rule, RuleSet
+from .model import SEVERITIES, Rule, RuleSet, Sustain, Threshold
 from .yaml_lines import ParseContext, RulesError, compose, kind_of
 
 _ID = re.compile(r"[a-z0-9][a-z0-9_.-]{0,63}")
 _TOP = ("version", "evaluation_offset", "dashboard_url", "defaults", "channels", "routing", "rules")
 _RULE = ("id", "title", "description", "signal", "group_by", "window", "every", "for", "min_requests",
          "severity", "threshold", "baseline", "detector", "renotify", "no_data", "channels", "projects",
-         "enabled")
-_DEFAULTABLE = ("group_by", "window", "every", "for", "min_requests", "severity", "renotify", "no_data")
+         "enabled", "resolve_after")
+_DEFAULTABLE = ("group_by", "window", "every", "for", "min_requests", "severity", "renotify", "no_data",
+                "resolve_after")
+MAX_SUSTAIN_MINUTES = 60
 
 
 def parse_rules(text: str, source: str = "<rules>") -> RuleSet:
@@ -97,7 +99,14 @@ def _rule(ctx: ParseContext, item: Any, path: tuple[Any, ...], defaults: Mapping
     group_by = _group_by(ctx, group_value, group_path, signal)
     window = checked_duration(ctx, *get("window", 300), minimum=60, maximum=7 * 86400, step=60)
     every = checked_duration(ctx, *get("every", 60), minimum=60, maximum=86400, step=60)
-    for_s = checked_duration(ctx, *get("for", 0), minimum=0, maximum=7 * 86400)
+    for_value, for_path = get("for", 0)
+    sustain = None
+    if isinstance(for_value, dict):
+        sustain = _sustain(ctx, for_value, for_path, window)
+        for_s: float | None = 0
+    else:
+        for_s = checked_duration(ctx, for_value, for_path, minimum=0, maximum=7 * 86400)
+    resolve_after = checked_duration(ctx, *get("resolve_after", 0), minimum=0, maximum=86400, step=60)
     renotify_value, renotify_path = get("renotify", None)
     renotify = None if renotify_value in (None, "never", False) else \
         checked_duration(ctx, renotify_value, renotify_path, minimum=60)
@@ -112,6 +121,9 @@ def _rule(ctx: ParseContext, item: Any, path: tuple[Any, ...], defaults: Mapping
     if no_data not in ("keep", "ok", "alert"):
         ctx.err(no_data_path, "no_data must be keep, ok or alert")
     condition = parse_condition(ctx, spec, path, signal, window, group_by)
+    if isinstance(for_value, dict) and condition is not None and not isinstance(condition, Threshold):
+        ctx.err(for_path, "for: {breaching, of} counts one-minute buckets over a threshold; a baseline or "
+                "detector rule takes a plain duration")
     rule_channels = (channel_names(ctx, spec["channels"], path + ("channels",), channels) if "channels" in spec
                      else None)
     projects = None
@@ -131,10 +143,44 @@ def _rule(ctx: ParseContext, item: Any, path: tuple[Any, ...], defaults: Mapping
         return None
     assert rule_id is not None and signal is not None and condition is not None and group_by is not None
     return Rule(id=rule_id, signal=signal, condition=condition, severity=severity, group_by=group_by,
-                window_s=int(window or 0), every_s=int(every or 60), for_s=int(for_s or 0),
+                window_s=int(window or 0), every_s=int(every or 60), for_s=int(for_s or 0), sustain=sustain,
+                resolve_after_s=int(resolve_after or 0),
                 min_requests=min_requests, renotify_s=int(renotify) if renotify else None, no_data=no_data,
                 title=spec.get("title", ""), description=spec.get("description", ""), channels=rule_channels,
                 projects=projects, line=ctx.line(path))
+
+
+def _sustain(ctx: ParseContext, value: dict[str, Any], path: tuple[Any, ...], window: float | None
+             ) -> Sustain | None:
+    """``for: {breaching: 7m, of: 10m}``: k of the last n one-minute buckets, both whole minutes, k <= n, and
+    the n buckets inside the rule's window (the window's own minutes: its data must show what they show)."""
+    body = ctx.mapping(value, path, ("breaching", "of"))
+    if body is None:
+        return None
+    minutes = {}
+    for key in ("breaching", "of"):
+        if key not in body:
+            ctx.err(path, f"needs `{key}` (e.g. for: {{breaching: 7m, of: 10m}})")
+            continue
+        if isinstance(body[key], int) and not isinstance(body[key], bool):
+            ctx.err(path + (key,), f"a number of minutes, written as a duration such as {body[key]}m")
+            continue
+        seconds = checked_duration(ctx, body[key], path + (key,), minimum=60, maximum=MAX_SUSTAIN_MINUTES * 60,
+                                   step=60)
+        if seconds is not None:
+            minutes[key] = int(seconds // 60)
+    if len(minutes) < 2:
+        return None
+    k, n = minutes["breaching"], minutes["of"]
+    if k > n:
+        ctx.err(path + ("breaching",), f"{k} breaching minutes out of {n} can never happen: breaching must be at "
+                "most `of`")
+        return None
+    if window is not None and n * 60 > window:
+        ctx.err(path + ("of",), f"the {n} minutes must lie within the window ({int(window // 60)}m): a larger "
+                "`of` judges minutes whose data the window no longer shows")
+        return None
+    return Sustain(k, n)
 
 
 def _group_by(ctx: ParseContext, value: Any, path: tuple[Any, ...], signal: Signal | None
