@@ -296,7 +296,7 @@ def length_shift(current: Mapping[int, float], baseline_days: Sequence[Mapping[i
 
 def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | None] | None = None,
                      reference_days: int = 7, k: float = 0.5, h: float = 5.0, min_rel_sd: float = 0.03,
-                     min_reference: int = 4, confidence: float = 0.9) -> DriftResult | None:
+                     min_reference: int = 4, confidence: float = 0.9, max_z: float = 3.0) -> DriftResult | None:
     """Has a daily latency percentile crept up against a reference period?
 
     ``daily``: one value per day, oldest first, the current day last (None: too few calls that day). The first
@@ -315,9 +315,13 @@ def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | N
     * ``min_rel_sd`` (about a relative spread), so a perfectly steady reference does not turn a 1% wobble into an
       alarm.
 
-    With the defaults (k = 0.5, h = 5, in units of that spread) a step of 3 spreads is found on its second day
-    and a steady creep of one spread a day within about four days, while a stationary series raises a false
-    alarm about once in several hundred days (the CUSUM's in-control run length).
+    Each day's z is clipped at ``max_z`` before it is added: a creep is a run of raised days, and one outlier
+    day (a 30-minute incident that moved the day's p95 tenfold) must not fire alone. With max_z - k < h (checked
+    by the rules parser) at least two raised days are needed.
+
+    With the defaults (k = 0.5, h = 5, max_z = 3, in units of that spread) a step of 3 spreads is found on its
+    second day and a steady creep of one spread a day within about four days, while a stationary series raises
+    a false alarm about once in several hundred days (the CUSUM's in-control run length).
     """
     reference = [v for v in daily[:reference_days] if v is not None and v > 0]
     monitored = list(daily[reference_days:])
@@ -329,13 +333,13 @@ def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | N
     upper = sample_sd(logs) * math.sqrt(df / _chi2_quantile(1.0 - confidence, df))
     noises = [n for n in (noise or ()) if n is not None and n > 0]
     sampling = math.sqrt(fmean(n * n for n in noises)) if noises else 0.0
-    sd = max(upper, sampling, math.log1p(min_rel_sd))
+    sd = max(upper, sampling, math.log1p(min_rel_sd), _MIN_SD)
     cusum, peak_day, z = 0.0, 0, 0.0
     for i, value in enumerate(monitored):
         if value is None or value <= 0:
             continue
         z = (math.log(value) - mean) / sd
-        cusum = max(0.0, cusum + z - k)
+        cusum = max(0.0, cusum + min(z, max_z) - k)
         if cusum == 0.0:
             peak_day = i + 1
     current = float(monitored[-1])
@@ -346,6 +350,9 @@ def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | N
         details={"reference_days": str(len(reference)), "reference_sd_log": f"{sd:.4f}",
                  "sampling_sd_log": f"{sampling:.4f}", "change": f"{current / baseline - 1.0:+.1%}",
                  "rising_for_days": str(max(0, len(monitored) - peak_day)), "k": f"{k:g}"})
+
+
+_MIN_SD: Final = 1e-6  # a reference of identical days and min_rel_sd 0 must not divide by zero
 
 
 def _chi2_quantile(p: float, df: int) -> float:

@@ -220,6 +220,31 @@ def test_percentile_creep_finds_a_step_within_two_windows() -> None:
     assert any((r := creep_at(series, d)) is not None and r.finding for d in (20, 21))
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_percentile_creep_one_outlier_day_cannot_fire_alone(seed: int) -> None:
+    # a 30-minute incident moved one day's p95 tenfold; every other day is ordinary (2% noise)
+    series = daily_p95(40, np.random.default_rng(300 + seed))
+    series[25] *= 10.0
+    assert [d for d in range(13, 40) if (r := creep_at(series, d)) is not None and r.finding] == []
+    # the clip is what holds it: unclipped, the outlier day alone crosses h
+    unclipped = percentile_creep([float(v) for v in series[12:26]], reference_days=7, max_z=1e9)
+    assert unclipped is not None and unclipped.finding
+
+
+def test_percentile_creep_finds_a_9_percent_daily_creep_within_four_days() -> None:
+    series = daily_p95(40, np.random.default_rng(5), noise=0.04)
+    start = 25
+    series[start:] *= 1.09 ** np.arange(1, 40 - start + 1)
+    found = [d for d in range(start, 40) if (r := creep_at(series, d)) is not None and r.finding]
+    assert found and found[0] <= start + 3  # the fourth creeping day at the latest
+
+
+def test_percentile_creep_with_identical_reference_days_and_no_floor_does_not_divide_by_zero() -> None:
+    result = percentile_creep([900.0] * 7 + [900.0] * 5 + [990.0, 1000.0], reference_days=7, min_rel_sd=0.0)
+    assert result is not None and math.isfinite(result.statistic)
+    assert result.statistic <= 2 * (3.0 - 0.5)  # two raised days, each clipped at max_z
+
+
 def test_percentile_creep_needs_a_reference_and_a_current_value() -> None:
     assert percentile_creep([None] * 5 + [900.0] * 9) is None
     assert percentile_creep([900.0] * 13 + [None]) is None
