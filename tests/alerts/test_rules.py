@@ -183,6 +183,27 @@ def test_contradictory_baseline_and_detector_settings_are_refused_with_their_lin
     assert len(errors) == len(expected)
 
 
+def test_a_seasonal_baseline_takes_previous_days_and_weeks() -> None:
+    ruleset = parse_rules(textwrap.dedent("""\
+        version: 1
+        rules:
+          - id: cost
+            signal: cost_per_hour
+            window: 30m
+            baseline: {kind: seasonal, days: 3, weeks: 2, min_days: 2, min_value: 0.25}
+            severity: warning
+        """))
+    cond = ruleset.rules[0].condition
+    assert isinstance(cond, BaselineSpec) and cond.offsets == (1, 2, 3, 7, 14)
+    assert cond.history_days == 2 and cond.min_value == 0.25
+    assert "median of the same window on the previous 3 days and 2 weeks" in ruleset.rules[0].headline
+    assert any("weeks applies to a seasonal baseline only" in e for e in errors_of("""\
+        version: 1
+        rules:
+          - {id: c, signal: cost_per_hour, severity: info, baseline: {kind: same_hour, weeks: 1}}
+        """))
+
+
 def test_yaml_mistakes_are_refused_with_their_line() -> None:
     assert errors_of("version: 1\nrules:\n  - id: a\n    signal: [unclosed\n")[0].startswith("rules.yaml:")
     dup = errors_of("""\
