@@ -161,12 +161,15 @@ def day_cv_posterior(rates: Sequence[float], binomial_variances: Sequence[float]
     """
     scale = max(prior_cv, 1e-6)
     logs = []
+    # p0 is estimated from these same days: their deviations from it understate the spread by (k - 1) / k, so
+    # the log-determinant is weighted by that too (restricted likelihood: k - 1 degrees of freedom, not k)
+    restricted = (len(rates) - 1) / len(rates) if len(rates) > 1 else 1.0
     for cv in _CV_GRID:
         tau2 = (cv * p0) ** 2
         log_lik = 0.0
         for rate, var in zip(rates, binomial_variances):
             total = tau2 + var
-            log_lik -= 0.5 * (math.log(total) + (rate - p0) ** 2 / total)
+            log_lik -= 0.5 * (restricted * math.log(total) + (rate - p0) ** 2 / total)
         logs.append(log_lik - 0.5 * (cv / scale) ** 2)
     top = max(logs)
     weights = [math.exp(v - top) for v in logs]
