@@ -12,7 +12,7 @@ detector's p-value falls under ``alpha``, for two tests in the same run on the s
 
 Usage (from the repository root)::
 
-    .venv/bin/python bench/drift_false_alarms.py                      # ~1-2 min on 2 loaded cores
+    .venv/bin/python bench/drift_false_alarms.py                      # ~9 min on 2 loaded cores
     .venv/bin/python bench/drift_false_alarms.py --reps 4000 --alpha 0.01 --seed 7
 
 Prints one row per cv: the false-alarm rates, their ratio to alpha, and a PASS/FAIL against the target
