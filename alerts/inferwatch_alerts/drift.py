@@ -20,7 +20,8 @@ Detectors:
 
 * :func:`proportion_spike`: refusal, empty-response, truncated, tool-failure, thumbs-down and error rates. The
   exact upper tail of a beta-binomial: the binomial count of the current window, with the day-to-day variation
-  of the rate (from the baseline days) and the uncertainty of the baseline rate added (overdispersion).
+  of the rate (from the baseline days) and the uncertainty of the baseline rate added (overdispersion),
+  averaged over the uncertainty of that day-to-day variation (a week of days estimates it poorly).
 * :func:`length_shift`: the distribution of output tokens per call, as log-spaced histograms. A two-sample
   Kolmogorov-Smirnov test on the binned distributions; the distance must also exceed every baseline day's
   distance from the other baseline days (how far a normal day strays) and ``min_distance``.
@@ -92,7 +93,8 @@ def sample_sd(values: Sequence[float]) -> float:
 
 def proportion_spike(current: Counts, baseline_days: Sequence[Counts], *, tests: int = 1, alpha: float = 1e-4,
                      min_volume: int = 100, min_baseline_days: int = 3, min_ratio: float = 1.5,
-                     min_increase: float = 0.01, min_day_cv: float = 0.1) -> DriftResult | None:
+                     min_increase: float = 0.01, min_day_cv: float = 0.1, prior_cv: float = 0.5
+                     ) -> DriftResult | None:
     """Has the rate risen above the baseline days' rate by more than noise, and by enough to matter?
 
     ``baseline_days`` are the same window on trailing days (same hour of day: refusal and error rates follow
@@ -101,12 +103,19 @@ def proportion_spike(current: Counts, baseline_days: Sequence[Counts], *, tests:
 
     Model: today's rate is the baseline rate p0 (pooled over the baseline days, with a half-event continuity
     correction so that a baseline without a single event does not make one event infinitely significant) times a
-    day-to-day variation. Its variance is the baseline days' variance beyond binomial noise (at least
-    ``min_day_cv`` of p0: seven days underestimate it as often as not), plus the uncertainty of p0 itself. The
-    current count is then beta-binomial, and the p-value is its exact upper tail: small counts (a dozen refusals
-    an hour) have a heavier tail than the normal approximation admits. One-sided: only increases are findings.
-    Finding when p < alpha / tests, p1 >= min_ratio * p0 and p1 - p0 >= min_increase. ``statistic`` is the
-    equivalent z score.
+    day-to-day variation with coefficient of variation cv (at least ``min_day_cv``), plus the uncertainty of p0
+    itself. Given cv the current count is beta-binomial, and its exact upper tail is the p-value: small counts
+    (a dozen refusals an hour) have a heavier tail than the normal approximation admits.
+
+    cv is not known, and a handful of days estimates it poorly: plugging the estimate in understates the tail
+    whenever the baseline week happened to be calm, and with a real day-to-day variation of 20-30% the
+    false-alarm rate was then several times ``alpha``. The p-value is therefore predictive: the beta-binomial
+    tail averaged over the posterior of cv given the baseline days (:func:`day_cv_posterior`; half-normal prior
+    with scale ``prior_cv``). Seven days of a few hundred calls cannot tell a 10% from a 40% variation apart;
+    the test then weighs both. ``bench/drift_false_alarms.py`` measures the false-alarm rate against ``alpha``.
+
+    One-sided: only increases are findings. Finding when p < alpha / tests, p1 >= min_ratio * p0 and
+    p1 - p0 >= min_increase. ``statistic`` is the equivalent z score.
     """
     days = [d for d in baseline_days if d.trials >= min_volume]
     if current.trials < min_volume or len(days) < min_baseline_days:
@@ -116,21 +125,56 @@ def proportion_spike(current: Counts, baseline_days: Sequence[Counts], *, tests:
     p0 = (x0 + 0.5) / (n0 + 1.0)
     p1 = current.rate
     binomial = p0 * (1.0 - p0)
-    rates = [d.rate for d in days]
-    between = sample_sd(rates) ** 2
-    expected = fmean(binomial / d.trials for d in days)
-    tau2 = max(between - expected, (min_day_cv * p0) ** 2)
-    spread = tau2 * (1.0 + 1.0 / len(days)) + binomial / n0  # today's rate around p0, as a variance
-    p_value = beta_binomial_upper_tail(round(current.events), round(current.trials), p0, spread)
+    x, n = round(current.events), round(current.trials)
+    posterior = day_cv_posterior([d.rate for d in days], [binomial / d.trials for d in days], p0, prior_cv)
+    p_value = 0.0
+    for cv, weight in posterior:
+        tau2 = (max(cv, min_day_cv) * p0) ** 2
+        spread = tau2 * (1.0 + 1.0 / len(days)) + binomial / n0  # today's rate around p0, as a variance
+        p_value += weight * beta_binomial_upper_tail(x, n, p0, spread)
+    p_value = min(1.0, p_value)
     level = _alpha_per_test(alpha, tests)
     z = -_NORMAL.inv_cdf(max(p_value, 1e-300)) if p_value < 0.5 else 0.0
     finding = p_value < level and p1 >= min_ratio * p0 and p1 - p0 >= min_increase
     return DriftResult(
-        method="beta-binomial tail (overdispersion-corrected)", value=p1, baseline=x0 / n0 if n0 else 0.0,
-        statistic=z, critical=_NORMAL.inv_cdf(1.0 - level), finding=finding, p_value=p_value,
+        method="predictive beta-binomial tail (day-to-day variation with its uncertainty)", value=p1,
+        baseline=x0 / n0 if n0 else 0.0, statistic=z, critical=_NORMAL.inv_cdf(1.0 - level), finding=finding,
+        p_value=p_value,
         details={"events": f"{current.events:.0f}", "trials": f"{current.trials:.0f}",
                  "baseline_events": f"{x0:.0f}", "baseline_trials": f"{n0:.0f}", "baseline_days": str(len(days)),
-                 "between_day_sd": f"{math.sqrt(tau2):.6f}", "alpha_per_test": f"{level:.3g}"})
+                 "day_cv": f"{math.fsum(cv * w for cv, w in posterior):.3f}", "alpha_per_test": f"{level:.3g}"})
+
+
+_CV_GRID: Final = tuple(i * 0.05 for i in range(41))  # day-to-day coefficients of variation 0 .. 2
+
+
+def day_cv_posterior(rates: Sequence[float], binomial_variances: Sequence[float], p0: float,
+                     prior_cv: float = 0.3) -> list[tuple[float, float]]:
+    """The posterior of the day-to-day coefficient of variation cv of a rate, on a grid from 0 to 2: points and
+    weights summing to 1 (points of negligible weight left out).
+
+    Each day's observed rate is taken as normal with mean ``p0`` and variance (cv * p0)^2 plus that day's
+    binomial variance (known from its calls), so binomial noise is never mistaken for day-to-day variation; the
+    prior on cv is half-normal with scale ``prior_cv``. Why a posterior and not an estimate: a week of days
+    estimates a variance with six degrees of freedom, and a test that takes the estimate as known pages after
+    every calm week.
+    """
+    scale = max(prior_cv, 1e-6)
+    logs = []
+    # p0 is estimated from these same days: their deviations from it understate the spread by (k - 1) / k, so
+    # the log-determinant is weighted by that too (restricted likelihood: k - 1 degrees of freedom, not k)
+    restricted = (len(rates) - 1) / len(rates) if len(rates) > 1 else 1.0
+    for cv in _CV_GRID:
+        tau2 = (cv * p0) ** 2
+        log_lik = 0.0
+        for rate, var in zip(rates, binomial_variances):
+            total = tau2 + var
+            log_lik -= 0.5 * (restricted * math.log(total) + (rate - p0) ** 2 / total)
+        logs.append(log_lik - 0.5 * (cv / scale) ** 2)
+    top = max(logs)
+    weights = [math.exp(v - top) for v in logs]
+    total = math.fsum(weights)
+    return [(cv, w / total) for cv, w in zip(_CV_GRID, weights) if w / total > 1e-12]
 
 
 def beta_binomial_upper_tail(x: int, n: int, mean: float, variance: float) -> float:
@@ -149,28 +193,30 @@ def beta_binomial_upper_tail(x: int, n: int, mean: float, variance: float) -> fl
     mean = min(max(mean, 1e-12), 1.0 - 1e-12)
     size = mean * (1.0 - mean) / variance - 1.0 if variance > 0 else math.inf
     lgamma = math.lgamma
-    log_choose = lgamma(n + 1)
+    log_choose = lgamma(n + 1) - lgamma(x + 1) - lgamma(n - x + 1)
     if math.isfinite(size) and size < 1e9:
         size = max(size, 1e-6)
         a, b = mean * size, (1.0 - mean) * size
-        log_norm = lgamma(a) + lgamma(b) - lgamma(a + b)
+        first = (log_choose + lgamma(x + a) + lgamma(n - x + b) - lgamma(n + a + b)
+                 - (lgamma(a) + lgamma(b) - lgamma(a + b)))
 
-        def log_pmf(k: int) -> float:
-            return (log_choose - lgamma(k + 1) - lgamma(n - k + 1) + lgamma(k + a) + lgamma(n - k + b)
-                    - lgamma(n + a + b) - log_norm)
+        def ratio(k: int) -> float:  # pmf(k + 1) / pmf(k)
+            return (n - k) / (k + 1) * (k + a) / (n - k - 1 + b)
+        rising_again = b < 1.0  # U-shaped: mass piles up again towards n, so sum to the end
     else:
-        log_p, log_q = math.log(mean), math.log1p(-mean)
+        first = log_choose + x * math.log(mean) + (n - x) * math.log1p(-mean)
+        odds = mean / (1.0 - mean)
 
-        def log_pmf(k: int) -> float:
-            return log_choose - lgamma(k + 1) - lgamma(n - k + 1) + k * log_p + (n - k) * log_q
-    first = log_pmf(x)
-    total, k = 0.0, x
-    while k <= n:
-        term = math.exp(log_pmf(k) - first)
+        def ratio(k: int) -> float:
+            return (n - k) / (k + 1) * odds
+        rising_again = False
+    total, term, k = 1.0, 1.0, x
+    while k < n and k - x < 200_000:
+        term *= ratio(k)
         total += term
-        if term < 1e-12 * total or k - x > 200_000:
-            break
         k += 1
+        if term < 1e-12 * total and not rising_again:
+            break
     return min(1.0, math.exp(first) * total)
 
 
@@ -253,7 +299,7 @@ def length_shift(current: Mapping[int, float], baseline_days: Sequence[Mapping[i
 
 def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | None] | None = None,
                      reference_days: int = 7, k: float = 0.5, h: float = 5.0, min_rel_sd: float = 0.03,
-                     min_reference: int = 4, confidence: float = 0.9) -> DriftResult | None:
+                     min_reference: int = 4, confidence: float = 0.9, max_z: float = 3.0) -> DriftResult | None:
     """Has a daily latency percentile crept up against a reference period?
 
     ``daily``: one value per day, oldest first, the current day last (None: too few calls that day). The first
@@ -272,9 +318,13 @@ def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | N
     * ``min_rel_sd`` (about a relative spread), so a perfectly steady reference does not turn a 1% wobble into an
       alarm.
 
-    With the defaults (k = 0.5, h = 5, in units of that spread) a step of 3 spreads is found on its second day
-    and a steady creep of one spread a day within about four days, while a stationary series raises a false
-    alarm about once in several hundred days (the CUSUM's in-control run length).
+    Each day's z is clipped at ``max_z`` before it is added: a creep is a run of raised days, and one outlier
+    day (a 30-minute incident that moved the day's p95 tenfold) must not fire alone. With max_z - k < h (checked
+    by the rules parser) at least two raised days are needed.
+
+    With the defaults (k = 0.5, h = 5, max_z = 3, in units of that spread) a step of 3 spreads is found on its
+    second day and a steady creep of one spread a day within about four days, while a stationary series raises
+    a false alarm about once in several hundred days (the CUSUM's in-control run length).
     """
     reference = [v for v in daily[:reference_days] if v is not None and v > 0]
     monitored = list(daily[reference_days:])
@@ -286,13 +336,13 @@ def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | N
     upper = sample_sd(logs) * math.sqrt(df / _chi2_quantile(1.0 - confidence, df))
     noises = [n for n in (noise or ()) if n is not None and n > 0]
     sampling = math.sqrt(fmean(n * n for n in noises)) if noises else 0.0
-    sd = max(upper, sampling, math.log1p(min_rel_sd))
+    sd = max(upper, sampling, math.log1p(min_rel_sd), _MIN_SD)
     cusum, peak_day, z = 0.0, 0, 0.0
     for i, value in enumerate(monitored):
         if value is None or value <= 0:
             continue
         z = (math.log(value) - mean) / sd
-        cusum = max(0.0, cusum + z - k)
+        cusum = max(0.0, cusum + min(z, max_z) - k)
         if cusum == 0.0:
             peak_day = i + 1
     current = float(monitored[-1])
@@ -303,6 +353,9 @@ def percentile_creep(daily: Sequence[float | None], *, noise: Sequence[float | N
         details={"reference_days": str(len(reference)), "reference_sd_log": f"{sd:.4f}",
                  "sampling_sd_log": f"{sampling:.4f}", "change": f"{current / baseline - 1.0:+.1%}",
                  "rising_for_days": str(max(0, len(monitored) - peak_day)), "k": f"{k:g}"})
+
+
+_MIN_SD: Final = 1e-6  # a reference of identical days and min_rel_sd 0 must not divide by zero
 
 
 def _chi2_quantile(p: float, df: int) -> float:

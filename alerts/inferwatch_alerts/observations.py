@@ -2,13 +2,20 @@
 
 The windows are read through :mod:`.signals`; a group under the rule's ``min_requests`` is no data. The
 condition decides how a value becomes a verdict: a threshold comparison, a baseline comparison (trailing daily
-average or the same window on previous days), or a drift test (:mod:`.drift`) against earlier days.
+average, or the same window on previous days: their mean, or their median with the daily mean as fallback), or
+a drift test (:mod:`.drift`) against earlier days.
+
+A baseline-relative rule (baseline or detector) never judges a series before it has the history its condition
+needs (``history_days``): until then the series is *learning*, an observation without a verdict whose details
+say ``learning: has 1 of 3 days``. Without that, a fresh install pages in its first hours (a day that is mostly
+empty averages low).
 """
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Final
 
@@ -19,11 +26,44 @@ from .alert_state import series_key
 from .guards import guarded
 from .lifecycle import NO_DATA, Observation
 from .rules import OPS, BaselineSpec, DetectorSpec, Rule, Threshold
-from .signals import WindowRow, read_length_histograms, read_windows, value_of
+from .signals import WindowRow, read_first_seen, read_length_histograms, read_windows, value_of
 from .timeutil import iso_s as _iso
 
 DAY: Final = 86400
 MINUTE: Final = 60
+HOUR: Final = 3600
+LEARNING: Final = "learning"  # the details key of a learning observation
+
+
+def learning_text(has: int, needs: int) -> str:
+    """What a learning series (or rule) shows: ``learning: has 1 of 3 days``."""
+    return f"learning: has {has} of {needs} day{'s' if needs != 1 else ''}"
+
+
+@dataclass
+class _History:
+    """Days of history per series (since its first call, within ``days`` + 1 days), read once per evaluation
+    and only when some series needs it (a warm series' baseline windows already prove its history)."""
+
+    store: Store
+    rule: Rule
+    end: int
+    days: int
+    projects: Sequence[str] | None
+    _seen: dict[tuple[str, tuple[str, ...]], int] | None = field(default=None, init=False)
+
+    def days_of(self, project: str, values: tuple[str, ...]) -> int:
+        if self._seen is None:
+            since = self.end - self.end % HOUR - (self.days + 1) * DAY
+            until = self.end - self.end % HOUR + HOUR
+            self._seen = read_first_seen(self.store, self.rule.signal, self.rule.group_by, since, until,
+                                         self.projects)
+        first = self._seen.get((project, values))
+        return 0 if first is None else max(0, min(self.days + 1, (self.end - first) // DAY))
+
+
+def _learning(value: float | None, has: int, needs: int, details: Mapping[str, str]) -> Observation:
+    return Observation(None, value, details={**details, LEARNING: learning_text(has, needs)})
 
 
 @dataclass(frozen=True)
@@ -140,22 +180,39 @@ def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Se
         windows = [current, (e - w - cond.lookback_s, e - w)]
         lengths = [w, cond.lookback_s]
     else:
-        windows = [current] + [(e - d * DAY - w, e - d * DAY) for d in range(1, cond.days + 1)]
+        windows = [current] + [(e - d * DAY - w, e - d * DAY) for d in cond.offsets]
         lengths = [w] * len(windows)
+    history = _History(store, rule, e, max(cond.min_days, cond.lookback_s // DAY, *cond.offsets), projects)
+    fallback = _DailyMean(store, rule, e, cond.days, projects)
     out: Observations = {}
     for (project, values), rows in _by_series(rule, read_windows(
             store, rule.signal, rule.group_by, windows, projects)).items():
         labels = _labels(rule, values)
         row = rows.get(0)
         value = value_of(rule.signal, row.measures, w) if row is not None and _enough(rule, row) else None
+        # a seasonal baseline takes every earlier window with calls (a quiet hour is a real low level; the
+        # median keeps one odd day out); the others need min_requests in each, like the current window
         base_values = [value_of(rule.signal, rows[k].measures, lengths[k]) for k in range(1, len(windows))
-                       if _enough(rule, rows.get(k))]
+                       if (rows.get(k) is not None and rows[k].measures.get(rule.signal.volume, 0.0) > 0
+                           if cond.kind == "seasonal" else _enough(rule, rows.get(k)))]
         usable = [v for v in base_values if v is not None]
-        need = 1 if cond.kind == "daily_average" else min(3, cond.days)
-        baseline = sum(usable) / len(usable) if len(usable) >= need else None
         details = {**_span(*current), "baseline_windows": str(len(usable)),
                    "baseline_start": _iso(datetime.fromtimestamp(min(s for s, _ in windows[1:]), UTC))}
-        if value is None or baseline is None:
+        baseline: float | None = None
+        if cond.kind == "daily_average":
+            has = history.days_of(project, values)
+            baseline = usable[0] if usable and has >= cond.min_days else None
+        elif len(usable) >= max(1, cond.min_days):
+            has = len(usable)
+            baseline = statistics.median(usable) if cond.kind == "seasonal" else sum(usable) / len(usable)
+        else:
+            has = history.days_of(project, values) if cond.kind == "seasonal" else len(usable)
+            if cond.kind == "seasonal" and has >= cond.min_days:
+                baseline = fallback.value(project, values, history)
+                details["baseline"] = "daily mean (too few same-hour windows with data)"
+        if value is not None and has < cond.min_days:
+            obs = _learning(value, has, cond.min_days, details)
+        elif value is None or baseline is None:
             obs = Observation(None, value, baseline=baseline, details=details)
         else:
             limit = cond.factor * baseline
@@ -163,6 +220,31 @@ def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Se
             obs = Observation(breaching, value, limit, baseline, details)
         out[(project, series_key(labels))] = Observed(labels, obs)
     return out
+
+
+@dataclass
+class _DailyMean:
+    """A seasonal baseline's fallback: the series' mean over the previous ``days`` (read once, when first
+    needed), over the whole days it has existed: time before its first call does not count, so a new series
+    does not average low."""
+
+    store: Store
+    rule: Rule
+    end: int
+    days: int
+    projects: Sequence[str] | None
+    _rows: dict[tuple[str, tuple[str, ...]], WindowRow] | None = field(default=None, init=False)
+
+    def value(self, project: str, values: tuple[str, ...], history: _History) -> float | None:
+        until = self.end - self.end % HOUR
+        since = until - self.days * DAY
+        if self._rows is None:
+            rows = read_windows(self.store, self.rule.signal, self.rule.group_by, [(since, until)], self.projects)
+            self._rows = {(r.project_id, r.labels): r for r in rows}
+        row = self._rows.get((project, values))
+        seen = history.days_of(project, values)
+        span = min(self.days * DAY, max(HOUR, seen * DAY))
+        return value_of(self.rule.signal, row.measures, span) if row is not None else None
 
 
 def _drift_observation(result: drift.DriftResult | None, window: tuple[int, int],
@@ -189,15 +271,23 @@ def _proportion(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[
 
     minimum = max(1, rule.min_requests)
     tests = sum(1 for rows in grouped.values() if counts(rows.get(0)).trials >= minimum)
+    history = _History(store, rule, windows[0][1], len(windows) - 1, projects)
+    needs = cond.history_days
     out: Observations = {}
     for (project, values), rows in grouped.items():
         labels = _labels(rule, values)
-        result = drift.proportion_spike(
-            counts(rows.get(0)), [counts(rows.get(k)) for k in range(1, len(windows))], tests=tests,
-            alpha=p["alpha"], min_volume=minimum, min_baseline_days=int(p["min_baseline_days"]),
-            min_ratio=p["min_ratio"], min_increase=p["min_increase"], min_day_cv=p["min_day_cv"])
-        out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[0],
-                                                                                  windows[-1][0]))
+        now = counts(rows.get(0))
+        days = [counts(rows.get(k)) for k in range(1, len(windows))]
+        usable = sum(1 for d in days if d.trials >= minimum)
+        if now.trials >= minimum and usable < needs and (has := history.days_of(project, values)) < needs:
+            obs = _learning(now.rate, has, needs, _span(*windows[0]))
+        else:
+            result = drift.proportion_spike(
+                now, days, tests=tests, alpha=p["alpha"], min_volume=minimum,
+                min_baseline_days=int(p["min_baseline_days"]), min_ratio=p["min_ratio"],
+                min_increase=p["min_increase"], min_day_cv=p["min_day_cv"], prior_cv=p["prior_cv"])
+            obs = _drift_observation(result, windows[0], windows[-1][0])
+        out[(project, series_key(labels))] = Observed(labels, obs)
     return out
 
 
@@ -207,12 +297,19 @@ def _length(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tupl
     grouped = read_length_histograms(store, rule.group_by, windows, projects)
     minimum = max(1, rule.min_requests)
     tests = sum(1 for hists in grouped.values() if 0 in hists and hists[0].n >= minimum)
+    history = _History(store, rule, windows[0][1], len(windows) - 1, projects)
+    needs = cond.history_days
     out: Observations = {}
     for (project, values), hists in grouped.items():
         labels = _labels(rule, values)
         current = hists.get(0)
         days = [hists[k] for k in range(1, len(windows)) if k in hists]
         result = None
+        if (current is not None and current.n >= minimum and sum(1 for d in days if d.n >= minimum) < needs
+                and (has := history.days_of(project, values)) < needs):
+            out[(project, series_key(labels))] = Observed(labels, _learning(current.mean, has, needs,
+                                                                            _span(*windows[0])))
+            continue
         if current is not None:
             base_n = sum(h.n for h in days)
             result = drift.length_shift(
@@ -230,6 +327,8 @@ def _creep(store: Store, rule: Rule, cond: DetectorSpec, e: int, projects: Seque
     w = rule.window_s
     n = int(p["reference_days"] + p["monitor_days"])
     windows = [(e - (n - i) * w, e - (n - i - 1) * w) for i in range(n)]  # oldest first, current last
+    history = _History(store, rule, e, n * w // DAY, projects)
+    needs = cond.history_days
     out: Observations = {}
     for (project, values), rows in _by_series(rule, read_windows(
             store, rule.signal, rule.group_by, windows, projects, quantile_noise=True)).items():
@@ -237,9 +336,16 @@ def _creep(store: Store, rule: Rule, cond: DetectorSpec, e: int, projects: Seque
         usable = [rows[i] if _enough(rule, rows.get(i)) else None for i in range(n)]
         daily = [value_of(rule.signal, r.measures, w) if r is not None else None for r in usable]
         noise = [r.measures.get("q_noise") if r is not None else None for r in usable]
+        reference = sum(1 for v in daily[:int(p["reference_days"])] if v is not None)
+        if (daily[-1] is not None and reference < p["min_reference"]
+                and (has := history.days_of(project, values)) < needs):
+            out[(project, series_key(labels))] = Observed(labels, _learning(daily[-1], has, needs,
+                                                                            _span(*windows[-1])))
+            continue
         result = drift.percentile_creep(daily, noise=noise, reference_days=int(p["reference_days"]), k=p["k"],
                                         h=p["h"], min_rel_sd=p["min_rel_sd"],
-                                        min_reference=int(p["min_reference"]), confidence=p["confidence"])
+                                        min_reference=int(p["min_reference"]), confidence=p["confidence"],
+                                        max_z=p["max_z"])
         out[(project, series_key(labels))] = Observed(labels, _drift_observation(result, windows[-1],
                                                                                   windows[0][0]))
     return out

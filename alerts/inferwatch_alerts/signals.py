@@ -288,6 +288,29 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
     return rows
 
 
+def read_first_seen(store: Store, signal: Signal, group_by: Sequence[str], since: int, until: int,
+                    projects: Sequence[str] | None = None) -> dict[tuple[str, tuple[str, ...]], int]:
+    """When each group was first seen in ``[since, until)`` (Unix seconds, whole hours: an hourly rollup
+    serves it), keyed like :func:`read_windows`' rows. A baseline-relative rule uses it to tell a series that
+    is still *learning* (too little history to judge) from one that merely had a quiet hour."""
+    source = choose_source(signal, group_by, [(since, until)])
+    labels = label_columns(group_by)
+    where, _, params = _where(source, [(since, until)], projects)
+    keys = ", ".join(["project_id", *labels])
+    rows = store.query(f"SELECT {keys}, toUnixTimestamp(min({source.time_col})) FROM {source.table} "
+                       f"WHERE {where} GROUP BY {keys}", params).result_rows
+    width = len(labels)
+    return {(str(r[0]), tuple(str(v) for v in r[1:1 + width])): int(r[1 + width]) for r in rows}
+
+
+def project_first_seen(store: Store, project_id: str) -> int | None:
+    """The hour of a project's first stored call (Unix seconds), None when it has none: how much history its
+    baseline-relative rules can have (the alerts API reports rules as learning until they have enough)."""
+    rows = store.query("SELECT toUnixTimestamp(min(hour)), count() FROM llm_calls_1h WHERE project_id = "
+                       "{p:String}", {"p": project_id}).result_rows
+    return int(rows[0][0]) if rows and rows[0][1] else None
+
+
 def _levels(level: float, neighbours: bool) -> tuple[float, ...]:
     if not neighbours:
         return (level,)

@@ -166,3 +166,20 @@ def test_rules_in_force_for_the_project(api: TestClient, keys: Keys, tmp_path: P
 def test_every_endpoint_needs_a_key(api: TestClient) -> None:
     for path in ("/api/v1/alerts", "/api/v1/alerts/history", "/api/v1/alerts/silences", "/api/v1/alerts/rules"):
         assert api.get(path).status_code == 401
+
+
+def test_rules_report_learning_until_the_project_has_their_history(api: TestClient, keys: Keys,
+                                                                    store: Store) -> None:
+    """The read key's project (p1) has one day and a half of calls; another project (p2) has none."""
+    add_calls(store, datetime.now(UTC) - timedelta(hours=36), 30, 2, project="p1", model="a", seed=9)
+    listed = get(api, "/api/v1/alerts/rules", keys.read)
+    assert listed["history_days"] == 1
+    rules = {r["id"]: r for r in listed["rules"]}
+    cost = rules["cost-per-hour-spike"]
+    assert cost["condition"]["kind"] == "seasonal" and cost["history_days"] == 3
+    assert cost["learning"] is True and cost["learning_status"] == "learning: has 1 of 3 days"
+    assert rules["ttft-p95-creep"]["learning_status"] == "learning: has 1 of 11 days"
+    errors = rules["error-rate-high"]  # a threshold judges the window alone: nothing to learn
+    assert errors["history_days"] == 0 and errors["learning"] is False and errors["learning_status"] == "ready"
+    empty = {r["id"]: r for r in get(api, "/api/v1/alerts/rules", keys.other_project)["rules"]}
+    assert empty["cost-per-hour-spike"]["learning_status"] == "learning: has 0 of 3 days"

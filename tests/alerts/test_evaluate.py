@@ -91,8 +91,8 @@ def build(store: Store) -> None:
     creep = f"pow(1.06, greatest(0, {{day}} - {int((H - 5 * DAY).timestamp()) // 86400}))"
     add_calls(store, H - 16 * DAY, 16 * 1440, 4, project="shop", model="creep", seed=8, cost_usd=0.0,
               ttft_ms=lognormal(f"600 * {creep}", 0.3, 10, 8), latency_ms=lognormal(f"2000 * {creep}", 0.3, 20, 8))
-    # --- spendy: a steady day at $1.20/h, then the last hour five times that
-    add_calls(store, H - 27 * HOUR, 26 * 60, 10, project="spendy", seed=9, cost_usd=0.002, **normal)
+    # --- spendy: eight steady days at $1.20/h, then the last hour five times that
+    add_calls(store, H - 8 * DAY, 8 * 1440 - 60, 10, project="spendy", seed=9, cost_usd=0.002, **normal)
     add_calls(store, H - HOUR, 60, 50, project="spendy", seed=10, cost_usd=0.002, **normal)
     # --- restart / silenced / removed: normal from H - 45m, TTFT 3 s in [H - 25m, H - 12m), then normal
     for i, project in enumerate(("restart", "silenced", "removed")):
@@ -151,7 +151,8 @@ def test_drift_rules_see_calm_as_normal_with_data(world: World) -> None:
 
     for rule in load_rules().rules:
         observed = observe(world.store, rule, H, ["calm"])
-        key = "project" if rule.group_by == ("project",) else "model=gpt-4o"
+        key = {("project",): "project", ("project", "model"): "model=gpt-4o",
+               ("project", "feature"): "feature=search"}[rule.group_by]
         assert list(observed) == [("calm", key)], rule.id
         obs = next(iter(observed.values())).observation
         assert obs.has_data and obs.breaching is False, (rule.id, obs)
@@ -198,11 +199,12 @@ def test_error_surge_is_critical_and_goes_to_pagerduty(shop: BacktestReport) -> 
     assert int(event.labels["buckets_breaching"].split("/")[0]) >= 5
 
 
-def test_cost_surge_against_the_daily_average(shop: BacktestReport) -> None:
+def test_cost_surge_against_the_same_hours_of_previous_days(shop: BacktestReport) -> None:
     assert [s for _, _, s in transitions(shop, "cost-per-hour-spike", "spendy")] == ["pending", "firing"]
-    pending, firing = onset(shop, "cost-per-hour-spike", "project", "spendy")
-    # $1.20/h rising to $6/h over the hour: above 2x the day's average after about 15 minutes, then for 15
-    assert H - 50 * MIN <= pending <= H - 40 * MIN and firing - pending == 15 * MIN
+    pending, firing = onset(shop, "cost-per-hour-spike", "model=gpt-4o", "spendy")
+    # $1.20/h rising to $6/h: the 30-minute window is above 2x the same window's median on the previous days
+    # after about 8 minutes, then for 10
+    assert H - 55 * MIN <= pending <= H - 50 * MIN and firing - pending == 10 * MIN
     [sent] = [s for s in shop.sent if s.rule_id == "cost-per-hour-spike"]
     note = sent.notification
     assert note is not None and note.baseline is not None and 1.1 < note.baseline < 1.4

@@ -41,7 +41,8 @@ def test_the_shipped_defaults_are_the_product_briefs() -> None:
     cost = rules["cost-per-hour-spike"]
     assert cost.signal.name == "cost_per_hour" and cost.severity == "warning"
     assert isinstance(cost.condition, BaselineSpec)
-    assert (cost.condition.kind, cost.condition.factor, cost.condition.op) == ("daily_average", 2.0, ">")
+    assert (cost.condition.kind, cost.condition.factor, cost.condition.op) == ("seasonal", 2.0, ">")
+    assert cost.group_by == ("project", "model") and cost.condition.min_value > 0
     refusals = rules["refusal-rate-high"]
     assert (refusals.signal.name, refusals.condition, refusals.severity) == (
         "refusal_rate", Threshold(">", 0.05, confidence=0.95, min_events=5), "info")
@@ -51,7 +52,13 @@ def test_the_shipped_defaults_are_the_product_briefs() -> None:
     assert drift == {"refusal-rate-drift": "proportion_spike", "empty-response-drift": "proportion_spike",
                      "truncated-response-drift": "proportion_spike", "tool-failure-drift": "proportion_spike",
                      "thumbs-down-drift": "proportion_spike", "response-length-shift": "length_shift",
-                     "ttft-p95-creep": "percentile_creep", "latency-p95-creep": "percentile_creep"}
+                     "ttft-p95-creep": "percentile_creep", "latency-p95-creep": "percentile_creep",
+                     "refusal-rate-drift-by-feature": "proportion_spike",
+                     "empty-response-drift-by-feature": "proportion_spike",
+                     "truncated-response-drift-by-feature": "proportion_spike",
+                     "tool-failure-drift-by-feature": "proportion_spike"}
+    # every baseline-relative rule states the history it needs, and has it checked (learning until then)
+    assert all(r.condition.history_days >= 3 for r in rules.values() if not isinstance(r.condition, Threshold))
     ruleset = load_rules()
     assert ruleset.channels_of(errors) == ("pagerduty", "slack") and ruleset.channels_of(ttft) == ("slack",)
 
@@ -219,6 +226,71 @@ def test_a_bad_file_is_refused_with_every_line_and_reason() -> None:
         rules:
           - {id: a, signal: error_rate, threshold: {value: 1%}, severity: info}
           - {id: a, signal: error_rate, threshold: {value: 2%}, severity: info}
+        """))
+
+
+def test_contradictory_baseline_and_detector_settings_are_refused_with_their_line() -> None:
+    errors = errors_of("""\
+        version: 1
+        defaults: {severity: info, window: 1h, every: 1h}
+        rules:
+          - id: never-runs
+            signal: refusal_rate
+            detector: {kind: proportion_spike, baseline_days: 3, min_baseline_days: 5}
+          - id: no-day-noise
+            signal: refusal_rate
+            detector: {kind: proportion_spike, min_day_cv: 0}
+          - id: no-spread
+            signal: ttft_p95
+            window: 1d
+            detector: {kind: percentile_creep, min_rel_sd: 0}
+          - id: short-reference
+            signal: ttft_p95
+            window: 1d
+            detector: {kind: percentile_creep, reference_days: 5, min_reference: 6}
+          - id: one-day-fires
+            signal: ttft_p95
+            window: 1d
+            detector: {kind: percentile_creep, k: 0.5, h: 5, max_z: 6}
+          - id: cost
+            signal: cost_per_hour
+            baseline: {kind: seasonal, days: 2, min_days: 3}
+          - id: length
+            signal: output_tokens_per_call
+            detector: {kind: length_shift, baseline_days: 4, min_baseline_days: 7}
+        """)
+    expected = [
+        "rules.yaml:6: rules[0].detector.min_baseline_days: min_baseline_days (5) is more than baseline_days (3)",
+        "rules.yaml:9: rules[1].detector.min_day_cv: min_day_cv must be more than 0",
+        "rules.yaml:13: rules[2].detector.min_rel_sd: min_rel_sd must be more than 0",
+        "rules.yaml:17: rules[3].detector.min_reference: min_reference (6) is more than reference_days (5)",
+        "rules.yaml:21: rules[4].detector.max_z: max_z - k (5.5) must be below h (5)",
+        "rules.yaml:24: rules[5].baseline.min_days: min_days (3) is more than days (2)",
+        "rules.yaml:27: rules[6].detector.min_baseline_days: min_baseline_days (7) is more than baseline_days (4)",
+    ]
+    for line in expected:
+        assert any(e.startswith(line) for e in errors), (line, errors)
+    assert len(errors) == len(expected)
+
+
+def test_a_seasonal_baseline_takes_previous_days_and_weeks() -> None:
+    ruleset = parse_rules(textwrap.dedent("""\
+        version: 1
+        rules:
+          - id: cost
+            signal: cost_per_hour
+            window: 30m
+            baseline: {kind: seasonal, days: 3, weeks: 2, min_days: 2, min_value: 0.25}
+            severity: warning
+        """))
+    cond = ruleset.rules[0].condition
+    assert isinstance(cond, BaselineSpec) and cond.offsets == (1, 2, 3, 7, 14)
+    assert cond.history_days == 2 and cond.min_value == 0.25
+    assert "median of the same window on the previous 3 days and 2 weeks" in ruleset.rules[0].headline
+    assert any("weeks applies to a seasonal baseline only" in e for e in errors_of("""\
+        version: 1
+        rules:
+          - {id: c, signal: cost_per_hour, severity: info, baseline: {kind: same_hour, weeks: 1}}
         """))
 
 

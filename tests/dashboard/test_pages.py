@@ -133,6 +133,13 @@ def test_alerts_page_lists_firing_alerts_rules_and_job_runs(collector: Collector
     assert shown(at)["Firing"][0] == "1"
     assert any(seed.FIRING_RULE in frame.to_string() for frame in frames(at))
     assert "No scheduled job has run" in texts(at)
+    # the seeded project has a day of history, not three: its baseline-relative rules are still learning
+    [note] = [i.value for i in at.info if "learning their baseline" in i.value]
+    assert "cost-per-hour-spike (learning: has 1 of 3 days)" in note
+    assert "ttft-p95-high" not in note  # a threshold has nothing to learn
+    rules = next(f for f in frames(at) if "learning_status" in f)
+    status = dict(zip(rules["id"], rules["learning_status"]))
+    assert status["refusal-rate-drift"] == "learning: has 1 of 3 days" and status["error-rate-high"] == "ready"
     log = next(f for f in frames(at) if "channel" in f)
     assert sorted(log["channel"]) == ["pagerduty", "slack"]
     assert "1 of 2 notifications failed" in texts(at)

@@ -7,7 +7,9 @@
 * ``GET /api/v1/alerts/silences``; ``POST /api/v1/alerts/silences`` and ``DELETE
   /api/v1/alerts/silences/{silence_id}`` (expires it): creating and expiring need the ``admin`` scope.
 * ``GET /api/v1/alerts/rules``: the rules file in force (the project's rules only), with each rule's channels
-  by name (never their secrets).
+  by name (never their secrets), and for each baseline-relative rule whether it is still *learning*: the days
+  of history it needs (``history_days``), the days the project has (``has_days``, since its first call) and
+  ``learning_status`` (``learning: has 1 of 3 days``, or ``ready``). A rule cannot fire while it learns.
 
 Every query is filtered by the key's project and parameterised. Job runs (the evaluations themselves) are at
 ``GET /api/v1/jobs/runs`` (a collector route). Reads of ``alert_state`` and ``alert_events`` are this module's
@@ -26,7 +28,9 @@ from inferwatch_collector.deps import AdminPrincipal, ReadPrincipal, SettingsDep
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import rules, silences
+from ..observations import learning_text
 from ..rules import parse_duration
+from ..signals import project_first_seen
 
 router = APIRouter(prefix="/api/v1", tags=["alerts"])
 
@@ -190,15 +194,24 @@ def expire_silence(silence_id: SilenceId, principal: AdminPrincipal, store: Stor
 # -------------------------------------------------------------------------------------------------- rules
 
 
-@router.get("/alerts/rules", summary="The alert rules in force for this project")
-def alert_rules(principal: ReadPrincipal, settings: SettingsDep) -> dict[str, Any]:
+@router.get("/alerts/rules", summary="The alert rules in force for this project, and which are still learning")
+def alert_rules(principal: ReadPrincipal, settings: SettingsDep, store: StoreDep) -> dict[str, Any]:
     try:
         ruleset = rules.load_configured(settings)
     except rules.RulesError as exc:
         raise HTTPException(503, f"the alert rules file is invalid; the scheduler will not start until it is "
                                  f"fixed: {'; '.join(exc.errors)}") from exc
     source = ruleset.source if ruleset.source.startswith("<") else PurePath(ruleset.source).name
-    return {"source": source, "evaluation_offset_s": ruleset.evaluation_offset_s,
+    first = project_first_seen(store, principal.project_id)
+    has = max(0, int((datetime.now(UTC).timestamp() - first) // 86400)) if first is not None else 0
+    listed = []
+    for rule in rules.iter_rules(ruleset, principal.project_id):
+        item = rule.to_json(ruleset.routing)
+        needs = item["history_days"]
+        learning = has < needs
+        item |= {"has_days": min(has, needs), "learning": learning,
+                 "learning_status": learning_text(has, needs) if learning else "ready"}
+        listed.append(item)
+    return {"source": source, "evaluation_offset_s": ruleset.evaluation_offset_s, "history_days": has,
             "channels": {name: spec.get("type") for name, spec in ruleset.channels.items()},
-            "routing": {k: list(v) for k, v in ruleset.routing.items()},
-            "rules": [r.to_json(ruleset.routing) for r in rules.iter_rules(ruleset, principal.project_id)]}
+            "routing": {k: list(v) for k, v in ruleset.routing.items()}, "rules": listed}

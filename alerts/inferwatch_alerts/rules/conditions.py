@@ -15,13 +15,15 @@ _DETECTOR_PARAMS: Final[Mapping[str, Mapping[str, tuple[float, float, float]]]] 
     # name -> (default, min, max)
     "proportion_spike": {"baseline_days": (7, 3, 28), "min_baseline_days": (3, 2, 28), "alpha": (1e-4, 1e-12, 0.2),
                          "min_ratio": (1.5, 1.0, 100.0), "min_increase": (0.01, 0.0, 1.0),
-                         "min_day_cv": (0.1, 0.0, 5.0)},
+                         "min_day_cv": (0.1, 0.0, 5.0), "prior_cv": (0.5, 0.05, 2.0)},
     "length_shift": {"baseline_days": (7, 3, 28), "min_baseline_days": (3, 2, 28), "alpha": (1e-4, 1e-12, 0.2),
                      "min_distance": (0.1, 0.0, 1.0), "spread_factor": (5.0, 1.0, 20.0)},
     "percentile_creep": {"reference_days": (7, 3, 60), "monitor_days": (7, 1, 60), "min_reference": (4, 2, 60),
                          "k": (0.5, 0.0, 10.0), "h": (5.0, 0.5, 100.0), "min_rel_sd": (0.03, 0.0, 1.0),
-                         "confidence": (0.9, 0.5, 0.999)},
+                         "confidence": (0.9, 0.5, 0.999), "max_z": (3.0, 0.5, 100.0)},
 }
+#: Noise floors a test divides by (or leans on when its baseline is perfectly steady): 0 makes it degenerate.
+_NOISE_FLOORS: Final = {"min_day_cv": "day-to-day variation", "min_rel_sd": "relative spread"}
 _INT_PARAMS = frozenset({"baseline_days", "min_baseline_days", "reference_days", "monitor_days", "min_reference"})
 
 
@@ -110,34 +112,7 @@ def parse_condition(ctx: ParseContext, spec: Mapping[str, Any], path: tuple[Any,
     if key == "threshold":
         return _threshold(ctx, spec[key], cpath, signal)
     if key == "baseline":
-        body = ctx.mapping(spec[key], cpath, ("kind", "factor", "op", "lookback", "days", "min_value"))
-        if body is None:
-            return None
-        kind = body.get("kind")
-        if kind not in ("daily_average", "same_hour"):
-            ctx.err(cpath + ("kind",), "kind must be daily_average or same_hour")
-            return None
-        factor = body.get("factor", 2)
-        if isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor <= 0:
-            ctx.err(cpath + ("factor",), "factor must be a positive number")
-            return None
-        op = body.get("op", ">")
-        if op not in OPS:
-            ctx.err(cpath + ("op",), f"op must be one of {' '.join(OPS)}")
-            return None
-        lookback = checked_duration(ctx, body.get("lookback", 86400), cpath + ("lookback",), minimum=3600,
-                             maximum=30 * 86400, step=60)
-        days = body.get("days", 7)
-        if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= 28:
-            ctx.err(cpath + ("days",), "days must be a whole number from 1 to 28")
-            return None
-        floor = _number(ctx, body.get("min_value", 0), cpath + ("min_value",), signal)
-        if lookback is None or floor is None:
-            return None
-        if kind == "same_hour" and window is not None and window > 86400:
-            ctx.err(path + ("window",), "a same_hour baseline needs a window of at most 1d")
-            return None
-        return BaselineSpec(kind, float(factor), op, int(lookback), days, floor)
+        return _baseline(ctx, spec[key], cpath, path, signal, window)
     body = spec[key]
     if isinstance(body, str):
         body = {"kind": body}
@@ -173,4 +148,77 @@ def parse_condition(ctx: ParseContext, spec: Mapping[str, Any], path: tuple[Any,
         return None
     if len(params) != len(allowed):
         return None
+    if not _consistent(ctx, cpath, kind, params):
+        return None
     return DetectorSpec(kind, params)
+
+
+def _consistent(ctx: ParseContext, cpath: tuple[Any, ...], kind: str, params: Mapping[str, float]) -> bool:
+    """Settings that are each in range but contradict one another (a rule that could never run, or a test
+    that divides by a zero noise floor); each is reported on its own line."""
+    ok = True
+    pairs = (("min_baseline_days", "baseline_days"), ("min_reference", "reference_days"))
+    for low, high in pairs:
+        if low in params and high in params and params[low] > params[high]:
+            ctx.err(cpath + (low,), f"{low} ({params[low]:g}) is more than {high} ({params[high]:g}): the "
+                    f"rule could never have enough days and would never run")
+            ok = False
+    for name, what in _NOISE_FLOORS.items():
+        if name in params and params[name] <= 0:
+            ctx.err(cpath + (name,), f"{name} must be more than 0: it is the least {what} the test assumes, and "
+                    f"0 makes a perfectly steady baseline turn any wobble into a finding (or divide by zero)")
+            ok = False
+    if kind == "percentile_creep" and params["max_z"] - params["k"] >= params["h"]:
+        ctx.err(cpath + ("max_z",), f"max_z - k ({params['max_z'] - params['k']:g}) must be below h "
+                f"({params['h']:g}), so that one outlier day cannot fire alone")
+        ok = False
+    return ok
+
+
+_BASELINE_KEYS: Final = ("kind", "factor", "op", "lookback", "days", "weeks", "min_days", "min_value")
+
+
+def _baseline(ctx: ParseContext, raw: Any, cpath: tuple[Any, ...], path: tuple[Any, ...], signal: Signal | None,
+              window: float | None) -> BaselineSpec | None:
+    body = ctx.mapping(raw, cpath, _BASELINE_KEYS)
+    if body is None:
+        return None
+    kind = body.get("kind")
+    if kind not in ("daily_average", "same_hour", "seasonal"):
+        ctx.err(cpath + ("kind",), "kind must be seasonal, same_hour or daily_average")
+        return None
+    factor = body.get("factor", 2)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or factor <= 0:
+        ctx.err(cpath + ("factor",), "factor must be a positive number")
+        return None
+    op = body.get("op", ">")
+    if op not in OPS:
+        ctx.err(cpath + ("op",), f"op must be one of {' '.join(OPS)}")
+        return None
+    lookback = checked_duration(ctx, body.get("lookback", 86400), cpath + ("lookback",), minimum=3600,
+                                maximum=30 * 86400, step=60)
+    whole: dict[str, int] = {}
+    for name, (low, high) in (("days", (1, 28)), ("weeks", (0, 4)), ("min_days", (0, 28))):
+        default = {"days": 7, "weeks": 0}.get(name) if name != "min_days" else \
+            1 if kind == "daily_average" else min(3, whole.get("days", 7))
+        value = body.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            ctx.err(cpath + (name,), f"{name} must be a whole number from {low} to {high}")
+            return None
+        whole[name] = value
+    floor = _number(ctx, body.get("min_value", 0), cpath + ("min_value",), signal)
+    if lookback is None or floor is None:
+        return None
+    if kind != "daily_average" and window is not None and window > 86400:
+        ctx.err(path + ("window",), f"a {kind} baseline needs a window of at most 1d")
+        return None
+    if "weeks" in body and kind != "seasonal":
+        ctx.err(cpath + ("weeks",), "weeks applies to a seasonal baseline only")
+        return None
+    spec = BaselineSpec(kind, float(factor), op, int(lookback), whole["days"], floor, whole["weeks"],
+                        whole["min_days"])
+    if kind != "daily_average" and spec.min_days > spec.days:
+        ctx.err(cpath + ("min_days",), f"min_days ({spec.min_days}) is more than days ({spec.days}): the rule "
+                f"could never have enough same-hour windows and would never run")
+        return None
+    return spec

@@ -40,6 +40,10 @@ class Threshold:
     def clear_level(self) -> float:
         return self.value if self.clear is None else self.clear
 
+    @property
+    def history_days(self) -> int:
+        return 0  # judged on the window alone: no history to learn
+
     def describe(self, signal: Signal) -> str:
         text = f"{self.op} {format_value(signal, self.value)}"
         if self.confidence is not None:
@@ -58,19 +62,38 @@ class Sustain:
 
 @dataclass(frozen=True)
 class BaselineSpec:
-    """``value op factor * baseline``; the baseline is the same signal over ``lookback`` before the window
-    (``daily_average``) or over the same window on each of ``days`` previous days, averaged (``same_hour``)."""
+    """``value op factor * baseline``. The baseline is the same signal over ``lookback`` before the window
+    (``daily_average``), the mean of the same window on each of ``days`` previous days (``same_hour``), or the
+    median of the same window on each of ``days`` previous days and ``weeks`` previous weeks, with the series'
+    daily mean as fallback when fewer than ``min_days`` of those windows have data (``seasonal``).
 
-    kind: Literal["daily_average", "same_hour"]
+    ``min_days``: days of history the series needs before the rule judges it at all (it is *learning* until
+    then): same-hour windows with data for ``same_hour`` and ``seasonal``, days since its first call otherwise.
+    """
+
+    kind: Literal["daily_average", "same_hour", "seasonal"]
     factor: float = 2.0
     op: str = ">"
     lookback_s: int = 86400
     days: int = 7
     min_value: float = 0.0
+    weeks: int = 0
+    min_days: int = 3
+
+    @property
+    def offsets(self) -> tuple[int, ...]:
+        """The earlier days (1 = yesterday) whose same window makes the baseline (same_hour, seasonal)."""
+        return tuple(sorted({*range(1, self.days + 1), *(7 * w for w in range(1, self.weeks + 1))}))
+
+    @property
+    def history_days(self) -> int:
+        return self.min_days
 
     def describe(self, signal: Signal) -> str:
-        what = "the trailing daily average" if self.kind == "daily_average" else \
-            f"the same window on the previous {self.days} days"
+        what = {"daily_average": "the trailing daily average",
+                "same_hour": f"the same window on the previous {self.days} days",
+                "seasonal": f"the median of the same window on the previous {self.days} days"
+                + (f" and {self.weeks} weeks" if self.weeks else "")}[self.kind]
         return f"{self.op} {self.factor:g}x {what}"
 
 
@@ -78,6 +101,14 @@ class BaselineSpec:
 class DetectorSpec:
     kind: Literal["proportion_spike", "length_shift", "percentile_creep"]
     params: Mapping[str, float]
+
+    @property
+    def history_days(self) -> int:
+        """Days of history a series needs before the detector judges it (it is *learning* until then)."""
+        p = self.params
+        if self.kind == "percentile_creep":
+            return int(p["monitor_days"] + p["min_reference"])
+        return int(p["min_baseline_days"])
 
     def describe(self, signal: Signal) -> str:
         return {"proportion_spike": "significantly above its baseline days",
@@ -126,7 +157,8 @@ class Rule:
                           "min_events": cond.min_events, "clear": cond.clear}
         elif isinstance(cond, BaselineSpec):
             condition |= {"kind": cond.kind, "factor": cond.factor, "op": cond.op, "lookback_s": cond.lookback_s,
-                          "days": cond.days, "min_value": cond.min_value}
+                          "days": cond.days, "weeks": cond.weeks, "min_days": cond.min_days,
+                          "min_value": cond.min_value}
         else:
             condition |= {"kind": cond.kind, **cond.params}
         return {"id": self.id, "title": self.headline, "description": self.description,
@@ -135,6 +167,7 @@ class Rule:
                 "sustain": ({"breaching": self.sustain.breaching, "of": self.sustain.of} if self.sustain else None),
                 "resolve_after_s": self.resolve_after_s,
                 "min_requests": self.min_requests, "severity": self.severity, "condition": condition,
+                "history_days": cond.history_days,
                 "renotify_s": self.renotify_s, "no_data": self.no_data,
                 "channels": list(self.channels_for(routing)), "projects": list(self.projects or [])}
 

@@ -1,5 +1,5 @@
-"""Alerts: what is firing now, recent transitions, the rules in force, silences (create and expire), the
-notification log and the scheduler's job runs.
+"""Alerts: what is firing now, recent transitions, the rules in force (and which are still learning their
+baseline), silences (create and expire), the notification log and the scheduler's job runs.
 
 Creating and expiring silences needs a key with the ``admin`` scope; with a read key the form is shown but the
 collector refuses it, and the page says so.
@@ -21,7 +21,22 @@ HISTORY_COLUMNS = ["time", "state", "severity", "rule_id", "series_key", "signal
 DURATIONS = ("30m", "1h", "2h", "4h", "8h", "1d", "7d")
 
 
+def learning_note(scope: Scope) -> None:
+    """Rules that compare with the project's own history cannot fire until they have enough of it: say which,
+    so a quiet first day is not mistaken for "nothing is wrong" being checked."""
+    table = data.alerts(scope, "rules")
+    if table.empty or "learning" not in table:
+        return
+    learning = table[table["learning"].fillna(False).astype(bool)]
+    if learning.empty:
+        return
+    listed = ", ".join(f"{row['id']} ({row['learning_status']})" for _, row in learning.iterrows())
+    st.info(f"{len(learning)} of {len(table)} rules are learning their baseline and cannot fire yet: {listed}.",
+            icon=":material/school:")
+
+
 def current(scope: Scope) -> None:
+    learning_note(scope)
     alerts = data.alerts(scope, "current")
     if alerts.empty:
         st.success("Nothing is firing or pending.", icon=":material/check_circle:")
@@ -42,12 +57,16 @@ def history(scope: Scope) -> None:
         ui.table(events, HISTORY_COLUMNS)
 
 
+RULE_COLUMNS = ["id", "learning_status", "severity", "signal", "group_by", "window_s", "every_s", "for_s",
+                "min_requests", "condition", "history_days", "channels", "title"]
+
+
 def rules(scope: Scope) -> None:
     table = data.alerts(scope, "rules")
     if table.empty:
         st.caption("No alert rules for this project.")
     else:
-        ui.table(table)
+        ui.table(table, RULE_COLUMNS + [c for c in table.columns if c not in RULE_COLUMNS])
 
 
 def _matchers(text: str) -> dict[str, str]:
