@@ -72,6 +72,8 @@ def backfill_scenario(url: str, key: str, scenario: Scenario, planted: Sequence[
 
     ``parallel`` requests are in flight at a time. ``workers`` > 1 generates and encodes hours of calls in that
     many processes (generation is the bottleneck on one core: ~13k calls/s); the bodies are posted in time order.
+    The processes are spawned, so a script calling this with ``workers`` > 1 needs the usual multiprocessing
+    ``if __name__ == "__main__":`` guard (a spawned process imports the main module).
     """
     stats = RunStats()
     poster = _Poster(traces_url(url), key, stats, parallel=parallel, gzip=gzip, give_up_s=120.0)
