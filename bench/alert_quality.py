@@ -36,7 +36,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -87,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup-days", type=float, default=14.0, help="history before a warm week (default 14)")
     parser.add_argument("--warmup", action="append", default=[], metavar="WEEK=DAYS",
                         help="one week's warm-up instead (e.g. normal-10=2); repeatable")
+    parser.add_argument("--week-end", default=None, metavar="YYYY-MM-DD",
+                        help="the scored days end at this UTC midnight (default: today's); the same date and "
+                             "seed give the same calls (within the rollups' 35-day retention of today)")
     parser.add_argument("--seed", type=int, default=1, help="base seed; week seed = 100*seed + its offset")
     parser.add_argument("--rules", default=None, help="rules file (default: the packaged default rules)")
     parser.add_argument("--parallel", type=int, default=8, help="requests in flight while writing (default 8)")
@@ -106,7 +109,14 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--warmup {item!r}: expected WEEK=DAYS with WEEK one of {', '.join(WEEKS)}")
         warmups[name] = float(value)
     ruleset = load_rules(args.rules)  # fails before any work when the file is invalid
-    week_start = midnight_days_ago(args.days)
+    if args.week_end:
+        try:
+            end_day = datetime.strptime(args.week_end, "%Y-%m-%d").replace(tzinfo=UTC)
+        except ValueError:
+            parser.error(f"--week-end {args.week_end!r}: expected YYYY-MM-DD")
+        week_start = end_day - timedelta(days=args.days)
+    else:
+        week_start = midnight_days_ago(args.days)
     week_end = week_start + timedelta(days=args.days)
     weeks = plan_weeks(names, args.seed, args.days, args.warmup_days, warmups, week_start)
 
