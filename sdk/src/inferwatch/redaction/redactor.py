@@ -39,7 +39,8 @@ _JSON_ESCAPE = re.compile(r"\\[\\nrtbf]")  # an escaped backslash, or an escaped
 _MAX_CONTEXT_KEY = 256  # a JSON value is read after its key when the key is at most this long
 _MAX_PLANS = 256  # entity selections whose recognizer plan a Redactor keeps (see Redactor._plan_for)
 _SecretStep = tuple[SecretRecognizer, str, "Callable[[_Scan], bool] | None"]  # recognizer, folded gate, precheck
-_Plan = tuple[tuple[_SecretStep, ...], tuple[_SecretStep, ...], tuple["Callable[[_Scan], list[_R]]", ...]]
+_PiiStep = Callable[[_Scan], list[_R]]
+_Plan = tuple[tuple[_SecretStep, ...], tuple[_SecretStep, ...], tuple[_PiiStep, ...]]
 _WORD_MAX = 16  # a word of ASCII letters up to this long holds no finding (see Redactor._WORDS_HOLD_NOTHING)
 _PASSWORD_KEY = re.compile(r"(?i)pass|pwd|secret")  # a key whose value is read as a password (rules.PASSWORD)
 
@@ -239,8 +240,8 @@ class Redactor:
                 self._plans.clear()
             plans = self._plans[wanted] = self._plan_for(wanted)
         secrets, folded_only, pii = plans
-        hits = scan.literal_starts() if secrets is not folded_only else None
         # every case-sensitive literal at once: most texts hold none, and then only the folded recognizers run
+        hits = scan.literal_starts() if secrets is not folded_only else None
         for recognizer, gate, precheck in (secrets if hits else folded_only):
             if precheck is not None and not precheck(scan):
                 # (no match here; counted as if its literals occurred, so that _finds_anything reads the text
@@ -267,8 +268,8 @@ class Redactor:
     def _plan_for(self, wanted: frozenset[str]) -> _Plan:
         """What :meth:`_raw` runs for ``wanted``, in its order: the secret recognizers (recognizer, folded gate or
         '', precheck), the same less the case-sensitive ones (the same tuple when there are none), and the PII
-        recognizers. Computed once per entity selection (a handful per redactor), so the loop per text skips
-        nothing it has to test."""
+        recognizers. Computed once per entity selection (a handful per redactor), so that the loop per text tests
+        no recognizer the selection leaves out."""
         secrets = tuple((r, gate if r.fold else "", _SECRET_PRECHECKS.get(r.entity))
                         for r, gate in _SECRET_PLAN if r.entity in wanted)
         folded = tuple(entry for entry in secrets if entry[0].fold)
