@@ -29,7 +29,7 @@ from .recognizers import (
     _ssns,
     _urls,
 )
-from .rules import ALL_ENTITIES, DEFAULT_PHONE_REGIONS, POLICY, SECRET_ENTITIES
+from .rules import ALL_ENTITIES, DEFAULT_PHONE_REGIONS, POLICY, SECRET_ENTITIES, SecretRecognizer
 from .scan import _Scan
 from .zones import _Zones
 
@@ -37,6 +37,10 @@ _JSON_ESCAPE = re.compile(r"\\[\\nrtbf]")  # an escaped backslash, or an escaped
 
 
 _MAX_CONTEXT_KEY = 256  # a JSON value is read after its key when the key is at most this long
+_MAX_PLANS = 256  # entity selections whose recognizer plan a Redactor keeps (see Redactor._plan_for)
+_SecretStep = tuple[SecretRecognizer, str, "Callable[[_Scan], bool] | None"]  # recognizer, folded gate, precheck
+_PiiStep = Callable[[_Scan], list[_R]]
+_Plan = tuple[tuple[_SecretStep, ...], tuple[_SecretStep, ...], tuple[_PiiStep, ...]]
 _WORD_MAX = 16  # a word of ASCII letters up to this long holds no finding (see Redactor._WORDS_HOLD_NOTHING)
 _PASSWORD_KEY = re.compile(r"(?i)pass|pwd|secret")  # a key whose value is read as a password (rules.PASSWORD)
 
@@ -114,6 +118,7 @@ class Redactor:
             options.append("phone=" + ",".join(self.phone_regions))
         self.policy: str = POLICY + (";" + ";".join(options) if options else "")
         self._pii = self._pii_recognizers()
+        self._plans: dict[frozenset[str], _Plan] = {}  # per entity selection (see _plan_for)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(policy={self.policy!r})"
@@ -229,39 +234,48 @@ class Redactor:
             return out
         if scan is None:
             scan = _Scan(text)
-        hits = None
-        for recognizer, gate in _SECRET_PLAN:
-            if recognizer.entity not in wanted:
-                continue
-            precheck = _SECRET_PRECHECKS.get(recognizer.entity)
+        plans = self._plans.get(wanted)
+        if plans is None:
+            if len(self._plans) >= _MAX_PLANS:  # (selections come from a few call sites; bounded all the same)
+                self._plans.clear()
+            plans = self._plans[wanted] = self._plan_for(wanted)
+        secrets, folded_only, pii = plans
+        # every case-sensitive literal at once: most texts hold none, and then only the folded recognizers run
+        hits = scan.literal_starts() if secrets is not folded_only else None
+        for recognizer, gate, precheck in (secrets if hits else folded_only):
             if precheck is not None and not precheck(scan):
                 # (no match here; counted as if its literals occurred, so that _finds_anything reads the text
                 # again after a replacement, which may have made the condition true)
                 scan.secret_hits.add(recognizer.entity)
                 continue
-            if recognizer.fold:
-                if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
-                    haystack = scan.folded
-                    if haystack is not None and gate not in haystack:
-                        continue
-            else:
-                if hits is None:
-                    hits = scan.literal_starts()  # every case-sensitive literal at once: most texts hold none
-                if not hits:
+            if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
+                haystack = scan.folded
+                if haystack is not None and gate not in haystack:
                     continue
             found = _secrets(scan, recognizer)
             if found:
                 out.append(found)
                 if first:
                     return out
-        for entity, recognize in self._pii:
-            if entity in wanted:
-                found = recognize(scan)
-                if found:
-                    out.append(found)
-                    if first:
-                        return out
+        for recognize in pii:
+            found = recognize(scan)
+            if found:
+                out.append(found)
+                if first:
+                    return out
         return out
+
+    def _plan_for(self, wanted: frozenset[str]) -> _Plan:
+        """What :meth:`_raw` runs for ``wanted``, in its order: the secret recognizers (recognizer, folded gate or
+        '', precheck), the same less the case-sensitive ones (the same tuple when there are none), and the PII
+        recognizers. Computed once per entity selection (a handful per redactor), so that the loop per text tests
+        no recognizer the selection leaves out."""
+        secrets = tuple((r, gate if r.fold else "", _SECRET_PRECHECKS.get(r.entity))
+                        for r, gate in _SECRET_PLAN if r.entity in wanted)
+        folded = tuple(entry for entry in secrets if entry[0].fold)
+        if len(folded) == len(secrets):
+            folded = secrets
+        return secrets, folded, tuple(recognize for entity, recognize in self._pii if entity in wanted)
 
     def _analyze(self, text: str, wanted: frozenset[str], scan: _Scan | None = None, *,
                  scores: bool = True) -> list[_R]:
