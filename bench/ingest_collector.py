@@ -37,14 +37,17 @@ def server_command() -> list[str]:
 class Collector:
     """One ``inferwatch-server collector`` on its own data dir and port; keys are made before it starts."""
 
-    def __init__(self, workdir: Path, name: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, workdir: Path, name: str, env: dict[str, str] | None = None,
+                 projects: tuple[str, ...] = (PROJECT,)) -> None:
         self.data_dir = workdir / name / "data"  # its spool goes beside it (the default): one per collector
         self.log_path = workdir / f"{name}.log"
         self.env = {k: v for k, v in os.environ.items() if k != "INFERWATCH_CLICKHOUSE_URL"}
         self.env.update(env or {})
         self.port = 0
         self.metrics_port = 0  # the internal /metrics listener
-        self.key = ""
+        self.projects = projects
+        self.key = ""  # the first project's ingest+read key
+        self.keys: dict[str, str] = {}  # project -> its key
         self.proc: subprocess.Popen | None = None
         self._log_file = None
 
@@ -63,10 +66,12 @@ class Collector:
     def start(self, timeout: float = 90.0) -> None:
         t = time.perf_counter()
         self._cli("migrate")
-        out = self._cli("keys", "create", "--project", PROJECT, "--scope", "ingest", "--scope", "read")
-        self.key = out.strip().splitlines()[-1].strip()
-        if not self.key.startswith("iwk_"):
-            raise RuntimeError(f"unexpected `keys create` output: {out!r}")
+        for project in self.projects:
+            out = self._cli("keys", "create", "--project", project, "--scope", "ingest", "--scope", "read")
+            self.keys[project] = out.strip().splitlines()[-1].strip()
+            if not self.keys[project].startswith("iwk_"):
+                raise RuntimeError(f"unexpected `keys create` output: {out!r}")
+        self.key = self.keys[self.projects[0]]
         self.port, self.metrics_port = free_port(), free_port()
         self._log_file = open(self.log_path, "wb")
         self.proc = subprocess.Popen(

@@ -199,6 +199,8 @@ class TrafficModel:
     tool_failure_rate: float = 0.07  # per tool call
     ttft_sigma: float = 0.35
     ttft_spike_rate: float = 0.01
+    ttft_factor: float = 1.0  # multiplies every TTFT (the simulator's regressions and creeps)
+    output_factor: float = 1.0  # multiplies the output length before clamping (a length collapse)
     experiment: str = "concise-answers"
     variants: tuple[str, ...] = ("control", "concise")
     experiment_share: float = 0.4  # share of users enrolled (features with in_experiment only)
@@ -293,10 +295,10 @@ class TrafficModel:
         elif truncated:
             output = rng.choice((256, 512, 800))
         else:
-            median = feature.output_median * (1.4 if model.reasoning else 1.0)
+            median = feature.output_median * (1.4 if model.reasoning else 1.0) * self.output_factor
             if variant and variant != self.variants[0]:
                 median *= 0.75  # the concise prompt really is shorter
-            output = int(min(800, max(50, self._lognormal(median, 0.6))))
+            output = int(min(800, max(50 * min(1.0, self.output_factor), self._lognormal(median, 0.6))))
         if model.reasoning and output >= 50 and not refusal and rng.random() < model.reasoning_share:
             reasoning = int(output * rng.uniform(0.2, 0.5))
         answered = not (error_type or refusal or empty)
@@ -317,7 +319,7 @@ class TrafficModel:
             latency_ms = self._lognormal(90, 0.4)
             decode_tps = 0.0
         else:
-            ttft_ms = self._lognormal(model.ttft_ms, self.ttft_sigma)
+            ttft_ms = self._lognormal(model.ttft_ms, self.ttft_sigma) * self.ttft_factor
             if rng.random() < self.ttft_spike_rate:
                 ttft_ms *= rng.uniform(3.0, 8.0)
             ttft_ms += reasoning / tps * 1000.0  # reasoning happens before the first visible chunk

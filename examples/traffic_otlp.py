@@ -37,17 +37,7 @@ def build_request(model: TrafficModel, n_llm_calls: int, *, with_content: bool =
     if now_ns is None:
         now_ns = time.time_ns()
     spread_ns = int(spread_s * 1e9)
-    request = ExportTraceServiceRequest()
-    rs = request.resource_spans.add()
-    rs.resource.attributes.extend([
-        model.kv("service.name", model.service_name),
-        model.kv("service.version", "1.8.2"),
-        model.kv("deployment.environment.name", model.environment),
-    ])
-    ss = rs.scope_spans.add()
-    ss.scope.name = SCOPE_NAME
-    ss.scope.version = SCOPE_VERSION
-    spans = ss.spans
+    request, spans = _new_request(model)
     content_pool = model.content_pool() if with_content else None
     rng = model.rng
     remaining = n_llm_calls
@@ -78,6 +68,34 @@ def build_request(model: TrafficModel, n_llm_calls: int, *, with_content: bool =
             calls_out.extend(calls)
         remaining -= len(calls)
     return request
+
+
+def encode_calls(model: TrafficModel, calls: list[LlmCall], *, with_content: bool = False
+                 ) -> ExportTraceServiceRequest:
+    """An OTLP trace export of ``calls`` as they are (already placed in time), one span each, no app spans.
+
+    For generators that make their own calls (the alert-quality simulator): the span encoding is the demo's.
+    """
+    request, spans = _new_request(model)
+    content_pool = model.content_pool() if with_content else None
+    for call in calls:
+        _encode_call(model, spans.add(), call, content_pool)
+    return request
+
+
+def _new_request(model: TrafficModel):
+    """An empty export with the demo's resource and scope; returns it and its span list to fill."""
+    request = ExportTraceServiceRequest()
+    rs = request.resource_spans.add()
+    rs.resource.attributes.extend([
+        model.kv("service.name", model.service_name),
+        model.kv("service.version", "1.8.2"),
+        model.kv("deployment.environment.name", model.environment),
+    ])
+    ss = rs.scope_spans.add()
+    ss.scope.name = SCOPE_NAME
+    ss.scope.version = SCOPE_VERSION
+    return request, ss.spans
 
 
 def _encode_call(model: TrafficModel, span: Span, call: LlmCall,
