@@ -46,7 +46,8 @@ BUDGET_ID: Final = "demo-monthly"
 #: The planted incidents replayed through the rules: ones the packaged rules catch at the history's volume (the
 #: error burst is too few calls at 0.1 calls/s; the creep runs for days; blips must stay quiet).
 REPLAYED: Final = ("ttft-regression", "cost-spike", "truncation-spike")
-_BEFORE, _AFTER = timedelta(minutes=10), timedelta(minutes=40)  # replay window around an incident: resolve time
+_BEFORE, _AFTER = timedelta(minutes=10), timedelta(minutes=40)  # replay window around an incident (at least)
+_LONGEST_WINDOW_S = 3 * 3600  # rules over longer windows (days: a creep) say nothing in a replay of hours
 
 
 @dataclass
@@ -127,7 +128,7 @@ def replay_incidents(store: Store, planted: Sequence[dict[str, Any]], project: s
     configured channels, oldest first; (alerts fired, deliveries made).
 
     Each window replays only the rules that watch its incident's ``signals`` (as ``examples.demo_history``
-    reports them): a rule on another
+    reports them) over windows of hours at most, and runs on until the slowest of them can resolve: a rule on another
     signal could fire inside a short window on a slower change (the week's TTFT creep) and be left firing at the
     window's end, a stale alert the live evaluation would show as current.
     """
@@ -142,10 +143,13 @@ def replay_incidents(store: Store, planted: Sequence[dict[str, Any]], project: s
     try:
         for p in sorted((p for p in planted if p["name"] in names), key=lambda p: p["start"]):
             signals = set(p["signals"])
-            watching = dataclasses.replace(ruleset,
-                                           rules=tuple(r for r in ruleset.rules if r.signal.name in signals))
+            watching = dataclasses.replace(ruleset, rules=tuple(
+                r for r in ruleset.rules if r.signal.name in signals and r.window_s <= _LONGEST_WINDOW_S))
+            # long enough after the incident for its slowest rule to see a clear window and resolve
+            after = max([_AFTER] + [timedelta(seconds=r.window_s + r.every_s + (r.resolve_after_s or 0)) + _BEFORE
+                                    for r in watching.rules])
             report = backtest(store, watching, datetime.fromisoformat(p["start"]) - _BEFORE,
-                              datetime.fromisoformat(p["end"]) + _AFTER, projects=[project],
+                              datetime.fromisoformat(p["end"]) + after, projects=[project],
                               dispatcher=dispatcher, persist=True)
             fired += len(report.incidents())
             sent += len(report.sent)
