@@ -126,12 +126,13 @@ def backfill_scenario(url: str, key: str, scenario: Scenario, planted: Sequence[
 
 def backfill_history(url: str, key: str, *, days: float = 21, mean_rate: float = 0.5, seed: int = 1,
                      incidents: bool = True, workers: int = 1, parallel: int = 8, with_content: bool = False,
-                     progress: bool = True, now: datetime | None = None) -> tuple[Scenario, tuple[Planted, ...]]:
+                     progress: bool = True, now: datetime | None = None, n_users: int = 400
+                     ) -> tuple[Scenario, tuple[Planted, ...]]:
     """``days`` of realistic history ending ``now`` (default: the current time), averaging ``mean_rate`` calls/s,
     with issue 30's incident library planted in the last whole week before today (when ``incidents``); the
-    demo's backfill. Returns the scenario and the planted incidents (their ground truth)."""
+    demo's backfill; ``n_users`` distinct users. Returns the scenario and the planted incidents (their ground truth)."""
     now = now or datetime.now(UTC)
-    scenario = Scenario(now - timedelta(days=days), days, mean_rate, seed=seed)
+    scenario = Scenario(now - timedelta(days=days), days, mean_rate, seed=seed, n_users=n_users)
     planted: tuple[Planted, ...] = ()
     if incidents and days >= 8:
         week = midnight_days_ago(7, now)

@@ -33,7 +33,8 @@ class CallGenerator:
         self.planted = tuple(planted)
         self.with_content = with_content
         self.model = TrafficModel(seed=scenario.seed, models=scenario.models, features=scenario.features,
-                                  empty_rate=EMPTY_RATE, embeddings=False)
+                                  empty_rate=EMPTY_RATE, embeddings=False,
+                                  n_users=scenario.n_users)
         self._model_share = {m.name: m.weight / sum(x.weight for x in scenario.models) for m in scenario.models}
 
     def minutes(self, start: datetime | None = None, end: datetime | None = None) -> Iterator[datetime]:

@@ -67,6 +67,7 @@ class Scenario:
     rate_cv: float = 0.2  # day-to-day coefficient of variation of a rate, per model and per feature
     volume_cv: float = 0.08  # day-to-day variation of the volume
     ttft_day_sigma: float = 0.04  # day-to-day log-sd of a model's TTFT
+    n_users: int = 400  # distinct users (Zipf-like activity); 40% of them are in the A/B experiment
 
     def __post_init__(self) -> None:
         if self.start.tzinfo is None:

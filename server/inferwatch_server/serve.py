@@ -16,9 +16,10 @@ from typing import Any
 from inferwatch_collector.settings import Settings
 
 
-def serve(settings: Settings, on_ready: Callable[[], None] | None = None,
+def serve(settings: Settings, on_ready: Callable[[Any], None] | None = None,
           before_exit: Callable[[], None] | None = None) -> int:
-    """Serve until a signal, then return 0 (1 when the app failed to start); ``on_ready()`` once listening;
+    """Serve until a signal, then return 0 (1 when the app failed to start); ``on_ready(app)`` once listening
+    (``app.state`` holds the open store and the scheduler);
     ``before_exit()`` when the first signal comes, in a thread, before the shutdown begins (the collector still
     serves meanwhile; a second signal does not wait)."""
     import uvicorn
@@ -57,7 +58,7 @@ def serve(settings: Settings, on_ready: Callable[[], None] | None = None,
             while not server.started and not server.should_exit:
                 time.sleep(0.1)
             if server.started:
-                on_ready()
+                on_ready(app)
         threading.Thread(target=watch, name="inferwatch-on-ready", daemon=True).start()
     server.run()
     if not server.started:  # the app did not start (uvicorn logged why)

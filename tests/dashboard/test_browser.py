@@ -160,3 +160,89 @@ def test_up_starts_the_dashboard_and_stops_it(tmp_path: Path, browser: Any) -> N
     assert proc.returncode is not None
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"{url}/_stcore/health", timeout=2)
+
+
+def metric(page: Any, label: str) -> str:
+    """The value shown by the ``st.metric`` labelled ``label``."""
+    box = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return box.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def table_cells(page: Any) -> list[str]:
+    """The text of every rendered cell of the page's ``st.dataframe`` grids (their accessible table), once each
+    grid has drawn its rows (after the script run)."""
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=\"stDataFrame\"]')]"
+        ".every(grid => grid.querySelector('td'))", timeout=45_000)
+    return [cell.strip() for cell in page.locator('[data-testid="stDataFrame"] td').all_inner_texts()]
+
+
+def cost_chart_span_days(page: Any) -> float:
+    """Days between the first and the last bucket with a cost in the Cost page's over-time chart (Plotly keeps
+    its decoded traces on the chart's element as ``_fullData``)."""
+    return page.evaluate("""() => {
+        const plot = document.querySelector('[data-testid="stPlotlyChart"] .js-plotly-plot');
+        const xs = plot._fullData.flatMap(t => Array.from(t.x).filter((x, i) => t.y[i] > 0)).map(Date.parse);
+        return (Math.max(...xs) - Math.min(...xs)) / 86400000;
+    }""")
+
+
+def wait_for_line(proc: subprocess.Popen, log_path: Path, text: str, seconds: float) -> str:
+    deadline = time.monotonic() + seconds
+    while text not in log_path.read_text():
+        assert proc.poll() is None, log_path.read_text()[-5000:]
+        assert time.monotonic() < deadline, f"no {text!r} within {seconds:.0f} s:\n{log_path.read_text()[-5000:]}"
+        time.sleep(0.5)
+    return log_path.read_text()
+
+
+@pytest.mark.slow
+def test_demo_starts_on_a_populated_project(tmp_path: Path, browser: Any) -> None:
+    """``up --demo-traffic`` on a fresh data directory: within 2 minutes the history is in and the live traffic
+    runs, and every page shows it: a cost trend over weeks with a budget forecast, fired-and-resolved alerts
+    delivered to the local receiver, an experiment's verdict, a capacity plan from observed traffic."""
+    port, ui_port = free_port(), free_port()
+    env = {**os.environ, "INFERWATCH_DATA_DIR": str(tmp_path / "data"), "INFERWATCH_PORT": str(port),
+           "INFERWATCH_DASHBOARD_PORT": str(ui_port), "INFERWATCH_METRICS_PORT": "0"}
+    log_path = tmp_path / "up.log"
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "inferwatch_server", "up", "--demo-traffic"], cwd=ROOT,
+                                env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        printed = wait_for_line(proc, log_path, "demo app: ~", 120)  # populated, then the live traffic
+        assert "history: backfilled in" in printed and "[history]" in printed  # with its progress lines
+        assert "Traceback" not in printed
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 2000})
+        page.goto(f"http://127.0.0.1:{ui_port}/?range=Last+30+days", wait_until="domcontentloaded")
+        wait_rendered(page, "Cost / successful call")
+
+        page.get_by_role("link", name="Cost").click()
+        wait_rendered(page, "Forecast for the month")
+        charts_drawn(page)
+        assert cost_chart_span_days(page) >= 14  # weeks of spend, not a few minutes
+        assert metric(page, "Forecast for the month").startswith("$")
+        assert metric(page, "Monthly budget").startswith("$")  # the demo's budget, with its forecast beside it
+        page.screenshot(path=str(ARTIFACTS / "demo-cost.png"))
+
+        page.get_by_role("link", name="Alerts").click()
+        wait_rendered(page, "Notification log")
+        cells = table_cells(page)
+        assert "resolved" in cells and "firing" in cells, cells[:60]
+        assert {"slack", "webhook"} <= set(cells), cells  # deliveries to the local receiver, in the log
+        no_exception_box(page)
+        page.screenshot(path=str(ARTIFACTS / "demo-alerts.png"))
+
+        page.get_by_role("link", name="Experiments").click()
+        wait_rendered(page, "Verdict:")
+        assert page.get_by_text("Verdict: ship").first.is_visible()  # concise-answers concluded, shown first
+        page.screenshot(path=str(ARTIFACTS / "demo-experiments.png"))
+
+        page.get_by_role("link", name="Capacity").click()
+        wait_rendered(page, "Tensor parallel")
+        assert int(metric(page, "Observed calls").replace(",", "")) > 10_000
+        no_exception_box(page)
+        page.screenshot(path=str(ARTIFACTS / "demo-capacity.png"))
+    finally:
+        _stop(proc)
+    assert proc.returncode == 0, log_path.read_text()[-3000:]

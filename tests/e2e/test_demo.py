@@ -48,7 +48,7 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
            "INFERWATCH_METRICS_PORT": str(metrics_port), "INFERWATCH_FLUSH_INTERVAL_S": "0.2"}
     log = (tmp_path / "up.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "inferwatch_server", "up", "--demo-traffic", "--rate", "8"],
+        [sys.executable, "-m", "inferwatch_server", "up", "--demo-traffic", "--no-history", "--rate", "8"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     try:

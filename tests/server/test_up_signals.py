@@ -60,7 +60,7 @@ def test_up_stops_cleanly_when_its_process_group_is_signalled(sig: signal.Signal
     env.update(INFERWATCH_DATA_DIR=str(tmp_path / "data"), INFERWATCH_PORT=str(free_port()),
                INFERWATCH_METRICS_PORT="0", INFERWATCH_DASHBOARD_PORT=str(free_port()),
                INFERWATCH_INGEST_WORKERS="2", PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen([sys.executable, "-m", "inferwatch_server", "up", "--demo-traffic", "--rate", "5"],
+    proc = subprocess.Popen([sys.executable, "-m", "inferwatch_server", "up", "--demo-traffic", "--no-history", "--rate", "5"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     output = Output(proc)

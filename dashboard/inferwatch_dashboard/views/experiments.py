@@ -25,7 +25,8 @@ RESULT_COLUMNS = ["metric", "variant", "n", "value", "ci_low", "ci_high", "lift"
 
 
 def choose(scope: Scope) -> tuple[str | None, dict[str, Any]]:
-    """The experiment to show (the sidebar's, else a choice) and its registry entry if the API has one."""
+    """The experiment to show (the sidebar's, else a choice, the first one registered by hand by default) and its
+    registry entry if the API has one."""
     try:
         registry = {str(e.get("name")): e for e in data.experiments(scope)}
     except NotAvailable:
@@ -33,7 +34,10 @@ def choose(scope: Scope) -> tuple[str | None, dict[str, Any]]:
     except ApiError as error:
         ui.show_error(error, "Experiment registry")
         registry = {}
-    names = sorted(set(registry) | set(data.facets(scope).get("experiment", [])))
+    # registered by hand first (the ones a team set up on purpose), then those registered automatically or only
+    # seen in traffic; by name within each
+    names = sorted(set(registry) | set(data.facets(scope).get("experiment", [])),
+                   key=lambda n: (registry.get(n, {}).get("source") in (None, "auto"), n))
     if not names:
         st.info("No experiments in this range. Assign variants in your app with `inferwatch.experiment(name, "
                 "variants)`; calls then carry the experiment and variant.", icon=":material/science:")

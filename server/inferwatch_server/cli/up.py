@@ -2,8 +2,10 @@
 
 Migrates, creates (or reuses) the demo project's keys, starts the dashboard as a separate Streamlit process
 reading this collector's API, serves the collector (with the embedded scheduler), and with ``--demo-traffic``
-runs the demo app (``examples/demo_app.py``: the SDK around real clients, against a mock LLM) into it and, unless
-a rules file of the user's is configured, delivers the alerts to a local receiver (:mod:`..demo_alerts`).
+first populates the demo project with weeks of history, an experiment, a budget and past alerts
+(:mod:`..demo_history`, once per data directory), then runs the demo app (``examples/demo_app.py``: the SDK around
+real clients, against a mock LLM) into it and, unless a rules file of the user's is configured, delivers the
+alerts to a local receiver (:mod:`..demo_alerts`).
 
 Ctrl-C (SIGINT to the terminal's whole process group) and SIGTERM stop everything in order and exit 0: the child
 processes have process groups of their own and the ingest workers ignore SIGINT, so only this process reacts to
@@ -25,11 +27,15 @@ from inferwatch_alerts.rules.files import RULES_FILE_ENV
 from inferwatch_collector.settings import Settings
 
 from ..demo_alerts import DemoAlerts, start_demo_alerts
+from ..demo_history import populate
 from ..serve import serve
 from .common import open_store, settings_from
 from .demo import examples_root
 
 DEMO_PROJECT = "demo"
+#: The demo app's interactions/s after the history: ~0.25 LLM calls/s, the history's daytime pace (its mean is
+#: 0.1/s), so the live traffic does not look like a tenfold cost spike against it.
+LIVE_RATE_WITH_HISTORY = 0.3
 
 
 def register(sub: Any) -> None:
@@ -40,7 +46,11 @@ def register(sub: Any) -> None:
     up.add_argument("--metrics-port", type=int, help="port of the internal Prometheus /metrics listener (0 = none)")
     up.add_argument("--demo-traffic", action="store_true",
                     help="also run the demo app (examples/demo_app.py: SDK + real clients + mock LLM) into it")
-    up.add_argument("--rate", type=float, default=3.0, help="demo app, user interactions per second")
+    up.add_argument("--rate", type=float,
+                    help="demo app, user interactions per second (default: 3, or with the history "
+                         f"{LIVE_RATE_WITH_HISTORY:g}, the history's own pace, so the live traffic continues it)")
+    up.add_argument("--no-history", action="store_true",
+                    help="with --demo-traffic: no weeks of simulated history before the live traffic")
     up.set_defaults(func=cmd_up)
 
 
@@ -128,16 +138,39 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     threading.Thread(target=watch_dashboard, name="inferwatch-dashboard-ready", daemon=True).start()
 
-    def start_traffic() -> None:
+    history: list[subprocess.Popen] = []  # the backfill's child process, while it runs
+    stopping = threading.Event()
+    lock = threading.Lock()
+
+    def start_traffic(app: Any) -> None:
+        # weeks of history first (once per data directory), so every page has data; then the live demo app
+        if not args.no_history:
+            try:
+                populate(app.state.store, app.state.scheduler, base, keys, examples_root(), DEMO_PROJECT, history,
+                         say=lambda line: print(line, flush=True))
+            except Exception as exc:  # the live demo still starts: a failed backfill is not a failed platform
+                if not stopping.is_set():
+                    print(f"history: {exc}; starting the live traffic without it", file=sys.stderr, flush=True)
         # The demo app: the SDK around the real openai/anthropic clients, against a local mock LLM server.
+        rate = args.rate or (3.0 if args.no_history else LIVE_RATE_WITH_HISTORY)
         cmd = [sys.executable, "-m", "examples.demo_app", "--collector", base, "--key", keys["ingest"],
-               "--rate", str(args.rate)]
-        # its own process group: a Ctrl-C reaches only this process, which stops the app (stop_traffic)
-        traffic.append(subprocess.Popen(cmd, cwd=examples_root(), process_group=0))
+               "--rate", str(rate)]
+        with lock:
+            if stopping.is_set():
+                return
+            # its own process group: a Ctrl-C reaches only this process, which stops the app (stop_traffic)
+            traffic.append(subprocess.Popen(cmd, cwd=examples_root(), process_group=0))
 
     def stop_traffic() -> None:
         # on a signal, while the collector still serves: the demo app's last spans and feedback reach it as it
         # exits (SIGTERM: it flushes and stops); again after the collector stopped, for any other way out
+        with lock:
+            stopping.set()
+        for proc in history:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(20)
+                print("history backfill stopped", flush=True)
         for proc in traffic:
             if proc.poll() is None:
                 proc.terminate()
