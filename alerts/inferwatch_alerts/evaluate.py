@@ -54,6 +54,7 @@ from .lifecycle import (
     notifications_due,
 )
 from .observations import Observed, observe
+from .prefetch import Observer
 from .rules import Rule, RuleSet, load_configured
 from .silences import Silence, active_silences, find_silence
 from .timeutil import iso_s as _iso, utc as _utc
@@ -131,14 +132,15 @@ def due_end(rule: Rule, end: datetime, previous_end: datetime | None, force: boo
 def evaluate(store: Store, ruleset: RuleSet, at: datetime, *, backend: StateBackend | None = None,
              dispatcher: Dispatcher | None = None, projects: Sequence[str] | None = None,
              previous_end: datetime | None = None, force: bool = False,
-             silences: Sequence[Silence] | None = None) -> EvaluationResult:
+             silences: Sequence[Silence] | None = None, observer: Observer = observe) -> EvaluationResult:
     """Evaluate every due rule of ``ruleset`` at time ``at``; record transitions; send what is due.
 
     ``backend`` defaults to the database (:class:`~.alert_state.DbBackend`). Without a ``dispatcher`` nothing is
     sent, but notifications are still worked out and marked as sent (a backtest reports what would have gone out).
     ``projects`` limits the evaluation to those projects. ``previous_end`` and ``force``: see :func:`due_end`.
     ``silences``: every silence that may matter (a backtest reads them once for its range); by default those
-    active at ``at`` are read.
+    active at ``at`` are read. ``observer``: how a rule's observations at a window end are read (a backtest
+    passes a :class:`~.prefetch.BlockObserver`, which reads a block of ends at once).
     Series of rules that are no longer in ``ruleset`` (or no longer cover their project) are resolved.
     """
     at = _utc(at)
@@ -159,14 +161,14 @@ def evaluate(store: Store, ruleset: RuleSet, at: datetime, *, backend: StateBack
         if scope is not None and not scope:
             continue
         try:
-            observed = observe(store, rule, rule_end, scope)
+            observed = observer(store, rule, rule_end, scope)
         except Exception:
             log.exception("alert rule %s could not be evaluated at %s", rule.id, _iso(rule_end))
             result.failed_rules.append(rule.id)
             continue
         result.rules += 1
         known = {(k[0], k[2]) for k in states if k[1] == rule.id and (scope is None or k[0] in scope)}
-        for project, key in set(observed) | known:
+        for project, key in sorted(set(observed) | known):  # sorted: events in the same order however read
             found = observed.get((project, key))
             prev = states.get((project, rule.id, key))
             if prev is None and (found is None or not found.observation.has_data):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from datetime import UTC, datetime
 from typing import Final
 
@@ -26,7 +27,16 @@ from .alert_state import series_key
 from .guards import guarded
 from .lifecycle import NO_DATA, Observation
 from .rules import OPS, BaselineSpec, DetectorSpec, Rule, Threshold
-from .signals import WindowRow, read_first_seen, read_length_histograms, read_windows, value_of
+from .signals import (
+    Source,
+    WindowRow,
+    choose_source,
+    read_first_seen,
+    read_length_histograms,
+    read_sliding,
+    read_windows,
+    value_of,
+)
 from .timeutil import iso_s as _iso
 
 DAY: Final = 86400
@@ -81,9 +91,14 @@ def _labels(rule: Rule, values: Sequence[str]) -> dict[str, str]:
     return dict(zip([g for g in rule.group_by if g != "project"], values))
 
 
+@lru_cache(maxsize=256)  # every series of an evaluation has the same window: format it once
+def _span_of(start: int, end: int) -> tuple[tuple[str, str], ...]:
+    return (("window_start", _iso(datetime.fromtimestamp(start, UTC))),
+            ("window_end", _iso(datetime.fromtimestamp(end, UTC))))
+
+
 def _span(start: int, end: int) -> dict[str, str]:
-    return {"window_start": _iso(datetime.fromtimestamp(start, UTC)),
-            "window_end": _iso(datetime.fromtimestamp(end, UTC))}
+    return dict(_span_of(start, end))
 
 
 def _by_series(rule: Rule, rows: Iterable[WindowRow]) -> dict[tuple[str, tuple[str, ...]], dict[int, WindowRow]]:
@@ -97,7 +112,6 @@ def observe(store: Store, rule: Rule, end: datetime, projects: Sequence[str] | N
     """Every group's observation of ``rule`` for the window ending at ``end``; groups with no calls at all are
     absent (the caller treats a known series that is absent as no data)."""
     e = int(end.timestamp())
-    w = rule.window_s
     cond = rule.condition
     if isinstance(cond, Threshold):
         return _threshold(store, rule, cond, e, projects)
@@ -105,11 +119,115 @@ def observe(store: Store, rule: Rule, end: datetime, projects: Sequence[str] | N
         return _baseline(store, rule, cond, e, projects)
     if cond.kind == "percentile_creep":
         return _creep(store, rule, cond, e, projects)
-    days = int(cond.params["baseline_days"])
-    windows = [(e - d * DAY - w, e - d * DAY) for d in range(days + 1)]
+    windows = _proportion_windows(rule, cond, e)[0]
     if cond.kind == "length_shift":
         return _length(store, rule, cond, windows, projects)
     return _proportion(store, rule, cond, windows, projects)
+
+
+def _proportion_windows(rule: Rule, cond: DetectorSpec, e: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """A drift test's windows at ``e`` (the current one, then the same window on each baseline day)."""
+    w = rule.window_s
+    days = int(cond.params["baseline_days"])
+    return [(e - d * DAY - w, e - d * DAY) for d in range(days + 1)], [w] * (days + 1)
+
+
+def observe_many(store: Store, rule: Rule, ends: Sequence[datetime], projects: Sequence[str] | None = None
+                 ) -> dict[datetime, Observations]:
+    """:func:`observe` at each of ``ends`` (minute-aligned window ends), with a few queries for all of them
+    instead of a few per end, for threshold, baseline and proportion-drift rules (others: :func:`observe` at
+    each end).
+
+    What an observation says depends only on the data and its window end, never on alert state, so a backtest
+    can read a block of upcoming evaluations at once and replay the state machine from memory. Each window
+    aggregates exactly the rows a read of it alone does, from the table that read would choose, and the
+    per-series logic is the same code, so the observations are identical to :func:`observe`'s; the
+    returned mapping holds one block's rows, so memory grows with the block, not the replay.
+    """
+    cond = rule.condition
+    stamps = {int(t.timestamp()): t for t in ends}
+    if any(e % MINUTE for e in stamps):
+        raise ValueError("window ends must be whole minutes")
+    if isinstance(cond, Threshold):
+        grouped = _threshold_blocks(store, rule, sorted(stamps), projects)
+        return {t: _threshold_of(rule, cond, e, grouped.get(e, {})) for e, t in stamps.items()}
+    # a read of several windows puts a row in the first that holds it: read a block only if they are disjoint
+    if isinstance(cond, BaselineSpec):
+        plans = {e: _baseline_windows(rule, cond, e) for e in stamps}
+        if all(_disjoint(windows) for windows, _ in plans.values()):
+            grouped = _read_blocks(store, rule, plans, projects)
+            return {t: _baseline_of(store, rule, cond, e, projects, *plans[e], grouped[e])
+                    for e, t in stamps.items()}
+    elif cond.kind == "proportion_spike":
+        plans = {e: _proportion_windows(rule, cond, e) for e in stamps}
+        if all(_disjoint(windows) for windows, _ in plans.values()):
+            grouped = _read_blocks(store, rule, plans, projects)
+            return {t: _proportion_of(store, rule, cond, plans[e][0], projects, grouped[e])
+                    for e, t in stamps.items()}
+    return {t: observe(store, rule, t, projects) for t in stamps.values()}
+
+
+def _disjoint(windows: Sequence[tuple[int, int]]) -> bool:
+    spans = sorted(windows)
+    return all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
+
+
+Grouped = dict[tuple[str, tuple[str, ...]], dict[int, WindowRow]]
+
+
+def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: Sequence[str] | None
+                      ) -> dict[int, Grouped]:
+    """Per window end, what :func:`_threshold`'s read gives: window 0 from one sliding read (per table its
+    windows would be read from) and the one-minute buckets of every end from one read of the whole span."""
+    w, sustain = rule.window_s, rule.sustain
+    out: dict[int, Grouped] = {}
+    by_source: dict[str, tuple[Source, list[int]]] = {}
+    for e in ends:
+        spans = [(e - w, e), *([(e - MINUTE, e)] if sustain else [])]  # as read_windows chooses
+        source = choose_source(rule.signal, rule.group_by, spans)
+        by_source.setdefault(source.name, (source, []))[1].append(e)
+    for source, block in by_source.values():
+        for row in read_sliding(store, rule.signal, rule.group_by, block, w, projects, source=source):
+            out.setdefault(block[row.k], {}).setdefault((row.project_id, row.labels), {})[0] = row
+    if sustain is None:
+        return out
+    last = ends[-1]
+    span = (last - ends[0]) // MINUTE + sustain.of
+    minutes: dict[int, list[WindowRow]] = {}
+    for row in read_windows(store, rule.signal, rule.group_by, [(last - span * MINUTE, last)], projects,
+                            buckets=span):
+        if row.k > 0:
+            minutes.setdefault(row.k, []).append(row)
+    for e, grouped in out.items():
+        shift = (last - e) // MINUTE  # bucket k of the window ending at e is bucket k + shift of the span
+        for k in range(1, sustain.of + 1):
+            for row in minutes.get(k + shift, ()):
+                series = grouped.get((row.project_id, row.labels))
+                if series is not None:
+                    series[k] = row
+    return out
+
+
+def _read_blocks(store: Store, rule: Rule, plans: Mapping[int, tuple[Sequence[tuple[int, int]], Sequence[int]]],
+                 projects: Sequence[str] | None) -> dict[int, Grouped]:
+    """Per end of ``plans`` (end -> its windows and their lengths), the rows :func:`read_windows` gives for its
+    windows, from one sliding read per window index (the same window on day d of every end: a short range)
+    and the table a read of that end's windows alone would use."""
+    reads: dict[tuple[int, int, str], dict[int, list[tuple[int, int]]]] = {}  # -> window end -> [(end, index)]
+    sources: dict[str, Source] = {}
+    for e, (windows, lengths) in plans.items():
+        source = choose_source(rule.signal, rule.group_by, windows)
+        sources[source.name] = source
+        for i, ((_, end), length) in enumerate(zip(windows, lengths)):
+            reads.setdefault((i, length, source.name), {}).setdefault(end, []).append((e, i))
+    grouped: dict[int, Grouped] = {e: {} for e in plans}
+    for (_, length, name), targets in reads.items():
+        source = sources[name]
+        block = sorted(targets)
+        for row in read_sliding(store, rule.signal, rule.group_by, block, length, projects, source=source):
+            for e, i in targets[block[row.k]]:
+                grouped[e].setdefault((row.project_id, row.labels), {})[i] = row
+    return grouped
 
 
 def _enough(rule: Rule, row: WindowRow | None) -> bool:
@@ -123,12 +241,19 @@ def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequ
 
     Breaching: the window breaches and, if sustained, at least ``breaching`` buckets do (a bucket with no data
     does not). Clear: the window's point value is on the good side of the clear level."""
+    rows = read_windows(store, rule.signal, rule.group_by, [(e - rule.window_s, e)], projects,
+                        buckets=rule.sustain.of if rule.sustain else 0)
+    return _threshold_of(rule, cond, e, _by_series(rule, rows))
+
+
+def _threshold_of(rule: Rule, cond: Threshold, e: int,
+                  grouped: Mapping[tuple[str, tuple[str, ...]], Mapping[int, WindowRow]]) -> Observations:
+    """:func:`_threshold` from the rows read: per series, window 0 and one-minute buckets ``1..of``."""
     start = e - rule.window_s
     sustain = rule.sustain
     signal = rule.signal
     out: Observations = {}
-    for (project, values), windows in _by_series(rule, read_windows(
-            store, signal, rule.group_by, [(start, e)], projects, buckets=sustain.of if sustain else 0)).items():
+    for (project, values), windows in grouped.items():
         labels = _labels(rule, values)
         row = windows.get(0)
         value = value_of(signal, row.measures, rule.window_s) if _enough(rule, row) and row else None
@@ -174,19 +299,30 @@ def _bucket_breaches(rule: Rule, cond: Threshold, row: WindowRow | None) -> bool
 
 def _baseline(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Sequence[str] | None
               ) -> Observations:
+    windows, lengths = _baseline_windows(rule, cond, e)
+    return _baseline_of(store, rule, cond, e, projects, windows, lengths,
+                        _by_series(rule, read_windows(store, rule.signal, rule.group_by, windows, projects)))
+
+
+def _baseline_windows(rule: Rule, cond: BaselineSpec, e: int) -> tuple[list[tuple[int, int]], list[int]]:
+    """The windows a baseline rule reads at window end ``e`` (the current one first) and their lengths."""
     w = rule.window_s
-    current = (e - w, e)
     if cond.kind == "daily_average":
-        windows = [current, (e - w - cond.lookback_s, e - w)]
-        lengths = [w, cond.lookback_s]
-    else:
-        windows = [current] + [(e - d * DAY - w, e - d * DAY) for d in cond.offsets]
-        lengths = [w] * len(windows)
+        return [(e - w, e), (e - w - cond.lookback_s, e - w)], [w, cond.lookback_s]
+    return [(e - w, e)] + [(e - d * DAY - w, e - d * DAY) for d in cond.offsets], [w] * (1 + len(cond.offsets))
+
+
+def _baseline_of(store: Store, rule: Rule, cond: BaselineSpec, e: int, projects: Sequence[str] | None,
+                 windows: Sequence[tuple[int, int]], lengths: Sequence[int],
+                 grouped: Mapping[tuple[str, tuple[str, ...]], Mapping[int, WindowRow]]) -> Observations:
+    """:func:`_baseline` from the rows read (window ``k`` of ``windows``); history and the daily-mean fallback
+    are still read at ``e``, when a series needs them."""
+    w = rule.window_s
+    current = windows[0]
     history = _History(store, rule, e, max(cond.min_days, cond.lookback_s // DAY, *cond.offsets), projects)
     fallback = _DailyMean(store, rule, e, cond.days, projects)
     out: Observations = {}
-    for (project, values), rows in _by_series(rule, read_windows(
-            store, rule.signal, rule.group_by, windows, projects)).items():
+    for (project, values), rows in grouped.items():
         labels = _labels(rule, values)
         row = rows.get(0)
         value = value_of(rule.signal, row.measures, w) if row is not None and _enough(rule, row) else None
@@ -261,8 +397,15 @@ def _drift_observation(result: drift.DriftResult | None, window: tuple[int, int]
 
 def _proportion(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tuple[int, int]],
                 projects: Sequence[str] | None) -> Observations:
+    return _proportion_of(store, rule, cond, windows, projects,
+                          _by_series(rule, read_windows(store, rule.signal, rule.group_by, windows, projects)))
+
+
+def _proportion_of(store: Store, rule: Rule, cond: DetectorSpec, windows: Sequence[tuple[int, int]],
+                   projects: Sequence[str] | None,
+                   grouped: Mapping[tuple[str, tuple[str, ...]], Mapping[int, WindowRow]]) -> Observations:
+    """:func:`_proportion` from the rows read (window ``k`` of ``windows``)."""
     signal, p = rule.signal, cond.params
-    grouped = _by_series(rule, read_windows(store, signal, rule.group_by, windows, projects))
 
     def counts(row: WindowRow | None) -> drift.Counts:
         if row is None:

@@ -288,6 +288,53 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
     return rows
 
 
+def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Sequence[int], window_s: int,
+                 projects: Sequence[str] | None = None, *, source: Source | None = None) -> list[WindowRow]:
+    """The measures of every window ``[end - window_s, end)`` of ``ends`` in one scan, ``k`` the index of its
+    end in ``ends``: what :func:`read_windows` returns for each window on its own, for a backtest's block of
+    upcoming evaluations.
+
+    A row belongs to every window that holds it (``arrayJoin`` of their indices), so each window's sums and
+    t-digest merges come from exactly the rows a read of that window alone aggregates. ``source``: the table
+    to read (default: :func:`choose_source`'s for these windows); a caller that wants the very values of
+    another read passes the table that read chose.
+    """
+    windows = [(e - window_s, e) for e in ends]
+    source = source or choose_source(signal, group_by, windows)
+    labels = label_columns(group_by)
+    selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
+    if signal.quantity:
+        selects.append(source.quantiles[signal.quantity].format(levels=repr(float(signal.level))) + " AS m_q")
+    where, _, params = _where(source, _merged(windows), projects)
+    params["ends"], params["w"] = [int(e) for e in ends], int(window_s)
+    ts = f"toInt64(toUnixTimestamp({source.time_col}))"
+    k = (f"arrayJoin(arrayFilter(i -> {ts} >= {{ends:Array(Int64)}}[i] - {{w:Int64}} AND "
+         f"{ts} < {{ends:Array(Int64)}}[i], arrayEnumerate({{ends:Array(Int64)}}))) - 1")
+    group = ", ".join(["project_id", *labels, "k"])
+    result = store.query(f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
+                         f"FROM {source.table} WHERE {where} GROUP BY {group}", params)
+    rows = []
+    width = len(labels)
+    for row in result.result_rows:
+        measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
+        if signal.quantity:
+            measures["q"] = float(row[2 + width + len(signal.measures)][0])
+        rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
+                              measures))
+    return rows
+
+
+def _merged(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Overlapping or touching ``[start, end)`` ranges joined: the few ranges a block of windows covers."""
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(windows):
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
 def read_first_seen(store: Store, signal: Signal, group_by: Sequence[str], since: int, until: int,
                     projects: Sequence[str] | None = None) -> dict[tuple[str, tuple[str, ...]], int]:
     """When each group was first seen in ``[since, until)`` (Unix seconds, whole hours: an hourly rollup
