@@ -1,5 +1,5 @@
-"""The statistical guard of ratio thresholds: is a rate beyond its threshold with confidence, not by a handful of
-events?
+"""The statistical guard of thresholds: is a rate (or a latency percentile) beyond its threshold with confidence,
+not by a handful of events?
 
 At a true 0.3% error rate, two to four failures in a window of 100 to 270 calls are routine, yet they make the
 point rate 1-2%: a plain ``> 1%`` pages on them. The guard compares the Wilson score bound instead (the lower
@@ -55,3 +55,22 @@ def guarded(cond: Threshold, events: float, trials: float) -> Verdict:
         compared = events / trials if trials > 0 else math.nan
     ok = trials > 0 and OPS[cond.op](compared, cond.value) and events >= cond.min_events
     return Verdict(ok, compared, events)
+
+
+def quantile_bound(q: float, noise: float, confidence: float, *, upper: bool) -> float:
+    """The one-sided bound of a percentile ``q`` at ``confidence``, with ``noise`` its relative standard error
+    (:func:`~.signals.quantile_noise_of`): ``q * exp(-z * noise)`` (lower) or ``q * exp(z * noise)`` (upper).
+
+    Why: a p95 from a few dozen calls is the second or third slowest call. At a normal 1-2% of calls slower than
+    2 s, a 5-minute window of 90 calls shows p95 > 2 s about one window in fifty; a bound that accounts for
+    how few calls the percentile stands on does not, while a real regression (every call slower) clears it.
+    """
+    z = NormalDist().inv_cdf(confidence)
+    return q * math.exp((z if upper else -z) * max(noise, 0.0))
+
+
+def guarded_quantile(cond: Threshold, q: float, noise: float) -> Verdict:
+    """``cond`` applied to the percentile ``q`` (relative noise ``noise``) with its confidence bound."""
+    assert cond.confidence is not None
+    compared = quantile_bound(q, noise, cond.confidence, upper=cond.op in ("<", "<="))
+    return Verdict(OPS[cond.op](compared, cond.value), compared, 0.0)

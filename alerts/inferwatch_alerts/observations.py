@@ -24,7 +24,7 @@ from inferwatch_collector.store import Store
 
 from . import drift
 from .alert_state import series_key
-from .guards import guarded
+from .guards import guarded, guarded_quantile
 from .lifecycle import NO_DATA, Observation
 from .rules import OPS, BaselineSpec, DetectorSpec, Rule, Threshold
 from .signals import (
@@ -187,7 +187,8 @@ def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: S
         source = choose_source(rule.signal, rule.group_by, spans)
         by_source.setdefault(source.name, (source, []))[1].append(e)
     for source, block in by_source.values():
-        for row in read_sliding(store, rule.signal, rule.group_by, block, w, projects, source=source):
+        for row in read_sliding(store, rule.signal, rule.group_by, block, w, projects, source=source,
+                                quantile_noise=_noise(rule, rule.condition)):
             out.setdefault(block[row.k], {}).setdefault((row.project_id, row.labels), {})[0] = row
     if sustain is None:
         return out
@@ -195,7 +196,7 @@ def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: S
     span = (last - ends[0]) // MINUTE + sustain.of
     minutes: dict[int, list[WindowRow]] = {}
     for row in read_windows(store, rule.signal, rule.group_by, [(last - span * MINUTE, last)], projects,
-                            buckets=span):
+                            buckets=span, quantile_noise=_noise(rule, rule.condition)):
         if row.k > 0:
             minutes.setdefault(row.k, []).append(row)
     for e, grouped in out.items():
@@ -234,6 +235,11 @@ def _enough(rule: Rule, row: WindowRow | None) -> bool:
     return row is not None and row.measures.get(rule.signal.volume, 0.0) >= max(1, rule.min_requests)
 
 
+def _noise(rule: Rule, cond: object) -> bool:
+    """Whether a threshold read needs the percentile's sampling noise (a guarded latency percentile)."""
+    return isinstance(cond, Threshold) and cond.confidence is not None and rule.signal.kind == "quantile"
+
+
 def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequence[str] | None
                ) -> Observations:
     """The whole window against the threshold (with its guard on ratio signals), and for a sustained rule
@@ -242,7 +248,7 @@ def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequ
     Breaching: the window breaches and, if sustained, at least ``breaching`` buckets do (a bucket with no data
     does not). Clear: the window's point value is on the good side of the clear level."""
     rows = read_windows(store, rule.signal, rule.group_by, [(e - rule.window_s, e)], projects,
-                        buckets=rule.sustain.of if rule.sustain else 0)
+                        buckets=rule.sustain.of if rule.sustain else 0, quantile_noise=_noise(rule, cond))
     return _threshold_of(rule, cond, e, _by_series(rule, rows))
 
 
@@ -265,10 +271,13 @@ def _threshold_of(rule: Rule, cond: Threshold, e: int,
         assert row is not None
         breaching = OPS[cond.op](value, cond.value)
         if cond.guarded:
-            verdict = guarded(cond, row.measures.get(signal.numerator, 0.0),
-                              row.measures.get(signal.denominator, 0.0))
+            if signal.kind == "quantile":
+                verdict = guarded_quantile(cond, value, row.measures.get("q_noise", 0.0))
+            else:
+                verdict = guarded(cond, row.measures.get(signal.numerator, 0.0),
+                                  row.measures.get(signal.denominator, 0.0))
+                details["events"] = f"{verdict.events:.0f}"
             breaching = verdict.breaching
-            details["events"] = f"{verdict.events:.0f}"
             if cond.confidence is not None:
                 side = "upper" if cond.op in ("<", "<=") else "lower"
                 details[f"{side}_bound"] = f"{verdict.compared:.6g}"
@@ -290,6 +299,8 @@ def _bucket_breaches(rule: Rule, cond: Threshold, row: WindowRow | None) -> bool
     signal = rule.signal
     if row is None or row.measures.get(signal.volume, 0.0) <= 0:
         return False
+    if cond.confidence is not None and signal.kind == "quantile":
+        return guarded_quantile(cond, row.measures["q"], row.measures.get("q_noise", 0.0)).breaching
     if cond.confidence is not None:
         return guarded(replace(cond, min_events=0), row.measures.get(signal.numerator, 0.0),
                        row.measures.get(signal.denominator, 0.0)).breaching

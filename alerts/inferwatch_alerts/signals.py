@@ -278,18 +278,15 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
     for row in result.result_rows:
         measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
         if signal.quantity:
-            values = [float(v) for v in row[2 + width + len(signal.measures)]]
-            measures["q"] = values[len(values) // 2]
-            if quantile_noise:
-                measures["q_noise"] = quantile_noise_of(signal.level, values, levels,
-                                                        measures.get(signal.volume, 0.0))
+            _add_quantile(signal, measures, row[2 + width + len(signal.measures)], levels, quantile_noise)
         rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
                               measures))
     return rows
 
 
 def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Sequence[int], window_s: int,
-                 projects: Sequence[str] | None = None, *, source: Source | None = None) -> list[WindowRow]:
+                 projects: Sequence[str] | None = None, *, source: Source | None = None,
+                 quantile_noise: bool = False) -> list[WindowRow]:
     """The measures of every window ``[end - window_s, end)`` of ``ends`` in one scan, ``k`` the index of its
     end in ``ends``: what :func:`read_windows` returns for each window on its own, for a backtest's block of
     upcoming evaluations.
@@ -303,8 +300,10 @@ def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Se
     source = source or choose_source(signal, group_by, windows)
     labels = label_columns(group_by)
     selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
+    levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
     if signal.quantity:
-        selects.append(source.quantiles[signal.quantity].format(levels=repr(float(signal.level))) + " AS m_q")
+        text = ", ".join(repr(float(level)) for level in levels)
+        selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
     where, _, params = _where(source, _merged(windows), projects)
     params["ends"], params["w"] = [int(e) for e in ends], int(window_s)
     ts = f"toInt64(toUnixTimestamp({source.time_col}))"
@@ -318,7 +317,7 @@ def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Se
     for row in result.result_rows:
         measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
         if signal.quantity:
-            measures["q"] = float(row[2 + width + len(signal.measures)][0])
+            _add_quantile(signal, measures, row[2 + width + len(signal.measures)], levels, quantile_noise)
         rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
                               measures))
     return rows
@@ -356,6 +355,15 @@ def project_first_seen(store: Store, project_id: str) -> int | None:
     rows = store.query("SELECT toUnixTimestamp(min(hour)), count() FROM llm_calls_1h WHERE project_id = "
                        "{p:String}", {"p": project_id}).result_rows
     return int(rows[0][0]) if rows and rows[0][1] else None
+
+
+def _add_quantile(signal: Signal, measures: dict[str, float], raw: Sequence[Any], levels: Sequence[float],
+                  quantile_noise: bool) -> None:
+    """``q`` (the signal's quantile) and, with ``quantile_noise``, ``q_noise`` from a read's quantiles array."""
+    values = [float(v) for v in raw]
+    measures["q"] = values[len(values) // 2]
+    if quantile_noise:
+        measures["q_noise"] = quantile_noise_of(signal.level, values, levels, measures.get(signal.volume, 0.0))
 
 
 def _levels(level: float, neighbours: bool) -> tuple[float, ...]:

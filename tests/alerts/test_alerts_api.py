@@ -150,7 +150,7 @@ def test_rules_in_force_for_the_project(api: TestClient, keys: Keys, tmp_path: P
     assert ids[:4] == ["ttft-p95-high", "error-rate-high", "cost-per-hour-spike", "refusal-rate-high"]
     errors = next(r for r in defaults["rules"] if r["id"] == "error-rate-high")
     assert errors["channels"] == ["pagerduty", "slack"] and errors["condition"] == {
-        "type": "threshold", "op": ">", "value": 0.01, "confidence": 0.95, "min_events": 5, "clear": None}
+        "type": "threshold", "op": ">", "value": 0.01, "confidence": 0.95, "min_events": 8, "clear": None}
     assert (errors["sustain"], errors["resolve_after_s"], errors["for_s"]) == ({"breaching": 5, "of": 10}, 600, 0)
     rules_file = tmp_path / "team-rules.yaml"
     rules_file.write_text(RULES)

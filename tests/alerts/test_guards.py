@@ -3,8 +3,10 @@ and the verdicts on the small samples that paged people for nothing (issue 30)."
 
 from __future__ import annotations
 
+import math
+
 import pytest
-from inferwatch_alerts.guards import guarded, wilson_bound
+from inferwatch_alerts.guards import guarded, quantile_bound, wilson_bound
 from inferwatch_alerts.rules import Threshold
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics in Medicine 17,
@@ -70,3 +72,10 @@ def test_below_thresholds_use_the_upper_bound() -> None:
     success = Threshold("<", 0.99, confidence=0.95)
     assert not guarded(success, 98, 100).breaching  # 98% of 100: could still be 99% (upper bound 99.3%)
     assert guarded(success, 940, 1000).breaching
+
+
+def test_a_percentile_bound_widens_with_its_sampling_noise() -> None:
+    # z(0.95) = 1.6449: 3 s with a relative standard error of 10% is above 2.54 s with 95% confidence
+    assert quantile_bound(3000.0, 0.1, 0.95, upper=False) == pytest.approx(3000 * math.exp(-0.16449), rel=1e-4)
+    assert quantile_bound(3000.0, 0.1, 0.95, upper=True) == pytest.approx(3000 * math.exp(0.16449), rel=1e-4)
+    assert quantile_bound(3000.0, 0.0, 0.95, upper=False) == 3000.0

@@ -32,11 +32,11 @@ def test_the_shipped_defaults_are_the_product_briefs() -> None:
     rules = {r.id: r for r in load_rules().rules}
     ttft = rules["ttft-p95-high"]
     assert (ttft.signal.name, ttft.condition, ttft.severity) == (
-        "ttft_p95", Threshold(">", 2000.0, clear=1600.0), "warning")
+        "ttft_p95", Threshold(">", 2000.0, confidence=0.95, clear=1600.0), "warning")
     assert (ttft.sustain, ttft.for_s, ttft.resolve_after_s) == (Sustain(4, 5), 0, 600)
     errors = rules["error-rate-high"]
     assert (errors.signal.name, errors.condition, errors.severity) == (
-        "error_rate", Threshold(">", 0.01, confidence=0.95, min_events=5), "critical")
+        "error_rate", Threshold(">", 0.01, confidence=0.95, min_events=8), "critical")
     assert (errors.window_s, errors.sustain, errors.resolve_after_s) == (600, Sustain(5, 10), 600)
     cost = rules["cost-per-hour-spike"]
     assert cost.signal.name == "cost_per_hour" and cost.severity == "warning"
@@ -131,7 +131,6 @@ def test_contradictory_guards_sustains_and_clear_levels_are_refused_with_their_l
         "rules.yaml:6: rules[0].for.breaching: 8 breaching minutes out of 6 can never happen",
         "rules.yaml:7: rules[0].threshold.confidence: confidence must be a number between 0.5 and 1",
         "rules.yaml:12: rules[1].for.of: the 10 minutes must lie within the window (5m)",
-        "rules.yaml:13: rules[1].threshold.confidence: confidence is a guard for rate signals",
         "rules.yaml:13: rules[1].threshold.min_events: min_events is a guard for rate signals",
         ("rules.yaml:13: rules[1].threshold.clear: the clear level must be on the good side of the threshold: at "
          "or below 2s for op >"),
@@ -372,3 +371,16 @@ def test_the_scheduler_refuses_to_start_on_a_bad_rules_file(tmp_path: Path, monk
     bad.write_text("version: 1\nrules:\n  - {id: a, signal: error_rate, threshold: {value: 1%}, severity: info}\n")
     jobs = {spec.name: spec for spec in default_jobs()}
     assert [r.id for r in jobs[ALERT_RULES_JOB].func.ruleset.rules] == ["a"]
+
+
+def test_confidence_is_refused_on_signals_that_are_neither_rates_nor_percentiles() -> None:
+    errors = errors_of("""
+        version: 1
+        rules:
+          - id: a
+            signal: request_rate
+            threshold: {value: 100, confidence: 0.95}
+            severity: info
+        """)
+    assert errors == ["rules.yaml:6: rules[0].threshold.confidence: confidence is a guard for rate and percentile "
+                      "signals (error_rate, ttft_p95, ...); request_rate is neither"]

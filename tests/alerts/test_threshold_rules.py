@@ -164,3 +164,23 @@ def test_a_restart_in_the_middle_of_the_quiet_period_carries_on(store: Store, se
     finally:
         reopened.close()
     assert after == [(expected.resolved_at, "resolved")]
+
+
+def test_a_p95_of_a_few_dozen_calls_does_not_page_on_its_slowest_calls(store: Store) -> None:
+    """18 calls a minute with 2.5% of them slow (x5): the true p95 is ~1.8 s, but a 5-minute window of 90 calls
+    shows its 5th slowest call as p95, often above 2 s. The confidence bound (sampling noise from the neighbouring
+    quantiles) keeps it quiet; a real regression (every call x3.5) at the same volume still pages."""
+    spiky = f"if({'(cityHash64(number, 77) % 1000) / 1000.'} < 0.025, 5, 1) * {lognormal(850, 0.35, 10, 7)}"
+    add_calls(store, T, 90, 18, model="spiky", seed=7, ttft_ms=spiky)
+    add_calls(store, T, 30, 18, model="slow", seed=8, ttft_ms=lognormal(850, 0.35, 10, 8))
+    add_calls(store, T + 30 * MIN, 30, 18, model="slow", seed=9, ttft_ms=lognormal(850 * 3.5, 0.35, 10, 9))
+    add_calls(store, T + 60 * MIN, 30, 18, model="slow", seed=10, ttft_ms=lognormal(850, 0.35, 10, 10))
+    found = incidents(store, only("ttft-p95-high"), 90)
+    assert list(found) == ["model=slow"]
+    [slow] = found["model=slow"]
+    assert 4 * MIN <= slow.fired_at + OFFSET - (T + 30 * MIN) <= 10 * MIN
+    # without the bound, the spiky model's noisy p95 pages
+    rule = load_rules().rule("ttft-p95-high")
+    assert rule is not None and isinstance(rule.condition, Threshold)
+    unguarded = incidents(store, only("ttft-p95-high", condition=replace(rule.condition, confidence=None)), 90)
+    assert "model=spiky" in unguarded

@@ -71,9 +71,9 @@ def _threshold(ctx: ParseContext, spec: Any, cpath: tuple[Any, ...], signal: Sig
     ratio = signal is None or signal.unit == "ratio"
     confidence = body.get("confidence")
     if confidence is not None:
-        if not ratio:
-            ctx.err(cpath + ("confidence",), f"confidence is a guard for rate signals (error_rate, refusal_rate, "
-                    f"...); {signal.name if signal else ''} is not a rate")
+        if not ratio and signal.kind != "quantile":
+            ctx.err(cpath + ("confidence",), f"confidence is a guard for rate and percentile signals (error_rate, "
+                    f"ttft_p95, ...); {signal.name if signal else ''} is neither")
         elif isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or \
                 not 0.5 < confidence < 1:
             ctx.err(cpath + ("confidence",), "confidence must be a number between 0.5 and 1 (exclusive), "

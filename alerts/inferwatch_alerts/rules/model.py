@@ -22,7 +22,8 @@ class Threshold:
     Ratio signals may be guarded: with ``confidence`` the Wilson score bound at that one-sided confidence (the
     lower bound for ``>``/``>=``, the upper for ``<``/``<=``) is compared instead of the point rate, and with
     ``min_events`` the numerator (errors, refusals, ...) must reach that count, so a handful of events in a small
-    denominator is not a breach. ``clear``: the level the point value must be back on the good side of before a
+    denominator is not a breach. Percentile signals (TTFT, latency) may take ``confidence`` too: the percentile's
+    bound from its sampling noise (:func:`~inferwatch_alerts.guards.quantile_bound`) is compared. ``clear``: the level the point value must be back on the good side of before a
     firing alert counts as clear (hysteresis; default: the threshold itself).
     """
 
