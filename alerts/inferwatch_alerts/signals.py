@@ -273,15 +273,7 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
     sql = (f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
            f"FROM {source.table} WHERE {where} GROUP BY {group}")
     result = store.query(sql, params)
-    rows = []
-    width = len(labels)
-    for row in result.result_rows:
-        measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
-        if signal.quantity:
-            _add_quantile(signal, measures, row[2 + width + len(signal.measures)], levels, quantile_noise)
-        rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
-                              measures))
-    return rows
+    return _window_rows(signal, result.result_rows, len(labels), levels, quantile_noise)
 
 
 def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Sequence[int], window_s: int,
@@ -312,15 +304,7 @@ def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Se
     group = ", ".join(["project_id", *labels, "k"])
     result = store.query(f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
                          f"FROM {source.table} WHERE {where} GROUP BY {group}", params)
-    rows = []
-    width = len(labels)
-    for row in result.result_rows:
-        measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
-        if signal.quantity:
-            _add_quantile(signal, measures, row[2 + width + len(signal.measures)], levels, quantile_noise)
-        rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
-                              measures))
-    return rows
+    return _window_rows(signal, result.result_rows, len(labels), levels, quantile_noise)
 
 
 def _merged(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -355,6 +339,19 @@ def project_first_seen(store: Store, project_id: str) -> int | None:
     rows = store.query("SELECT toUnixTimestamp(min(hour)), count() FROM llm_calls_1h WHERE project_id = "
                        "{p:String}", {"p": project_id}).result_rows
     return int(rows[0][0]) if rows and rows[0][1] else None
+
+
+def _window_rows(signal: Signal, result_rows: Sequence[Sequence[Any]], width: int, levels: Sequence[float],
+                 quantile_noise: bool) -> list[WindowRow]:
+    """Rows ``project_id, <width labels>, k, <measures>[, quantiles]`` as :class:`WindowRow` values."""
+    rows = []
+    for row in result_rows:
+        measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
+        if signal.quantity:
+            _add_quantile(signal, measures, row[2 + width + len(signal.measures)], levels, quantile_noise)
+        rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
+                              measures))
+    return rows
 
 
 def _add_quantile(signal: Signal, measures: dict[str, float], raw: Sequence[Any], levels: Sequence[float],

@@ -22,11 +22,10 @@ import pytest
 from inferwatch_alerts.backtest import BacktestReport, backtest
 from inferwatch_alerts.observations import observe, observe_many
 from inferwatch_alerts.rules import load_rules
-from inferwatch_collector.migrations import migrate, target_for
-from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
 from tests.helpers.traffic import add_calls, lognormal
+from tests.helpers.stores import built_store
 
 MIN, HOUR, DAY = timedelta(minutes=1), timedelta(hours=1), timedelta(days=1)
 OFFSET = timedelta(seconds=60)  # the default evaluation offset
@@ -65,15 +64,8 @@ def build(store: Store) -> None:
 
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("prefetch") / "data", clickhouse_url="", cluster="",
-                        database="inferwatch", migration_mode="auto")
-    opened = Store.open(settings)
-    try:
-        migrate(opened, target_for(settings, opened))
-        build(opened)
+    with built_store(tmp_path_factory.mktemp("prefetch") / "data", build) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 def same(value: Any) -> Any:

@@ -18,11 +18,10 @@ from inferwatch_alerts.backtest import backtest
 from inferwatch_alerts.observations import LEARNING, observe
 from inferwatch_alerts.rules import BaselineSpec, Rule, RuleSet, load_rules
 from inferwatch_alerts.signals import choose_source
-from inferwatch_collector.migrations import migrate, target_for
-from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 
 from tests.helpers.traffic import add_calls
+from tests.helpers.stores import built_store
 
 MIN = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
@@ -63,15 +62,8 @@ def build(store: Store) -> None:
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("baselines") / "data", clickhouse_url="", cluster="",
-                        database="inferwatch", migration_mode="auto")
-    opened = Store.open(settings)
-    try:
-        migrate(opened, target_for(settings, opened))
-        build(opened)
+    with built_store(tmp_path_factory.mktemp("baselines") / "data", build) as opened:
         yield opened
-    finally:
-        opened.close()
 
 
 def rule(rule_id: str) -> Rule:
