@@ -182,7 +182,8 @@ def run(collector: str, key: str, mock_url: str, rate: float, duration: float | 
     inferwatch.flush(10)
     stats, feedback = inferwatch.stats(), inferwatch.feedback_stats()
     inferwatch.shutdown()
-    print(f"demo app: stopped after {dict(counts)}; SDK exported {stats.get('exported', 0)} spans, dropped "
+    done = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no interactions yet"
+    print(f"demo app: stopped after {done}; SDK exported {stats.get('exported', 0)} spans, dropped "
           f"{sum(stats.get('dropped', {}).values())}; feedback sent {feedback['sent']}, failed {feedback['failed']}",
           flush=True)
     return 0
