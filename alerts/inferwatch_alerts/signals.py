@@ -261,11 +261,7 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
         raise ValueError("one-minute buckets are read at the end of a single window that ends on a minute")
     source = choose_source(signal, group_by, [*windows, *[(windows[0][1] - 60, windows[0][1])] * bool(buckets)])
     labels = label_columns(group_by)
-    selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
-    levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
-    if signal.quantity:
-        text = ", ".join(repr(float(level)) for level in levels)
-        selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
+    selects, levels = _selects(signal, source, quantile_noise)
     where, k, params = _where(source, windows, projects)
     group = ", ".join(["project_id", *labels, "k"])
     if buckets:
@@ -291,11 +287,7 @@ def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Se
     windows = [(e - window_s, e) for e in ends]
     source = source or choose_source(signal, group_by, windows)
     labels = label_columns(group_by)
-    selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
-    levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
-    if signal.quantity:
-        text = ", ".join(repr(float(level)) for level in levels)
-        selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
+    selects, levels = _selects(signal, source, quantile_noise)
     where, _, params = _where(source, _merged(windows), projects)
     params["ends"], params["w"] = [int(e) for e in ends], int(window_s)
     ts = f"toInt64(toUnixTimestamp({source.time_col}))"
@@ -339,6 +331,17 @@ def project_first_seen(store: Store, project_id: str) -> int | None:
     rows = store.query("SELECT toUnixTimestamp(min(hour)), count() FROM llm_calls_1h WHERE project_id = "
                        "{p:String}", {"p": project_id}).result_rows
     return int(rows[0][0]) if rows and rows[0][1] else None
+
+
+def _selects(signal: Signal, source: Source, quantile_noise: bool) -> tuple[list[str], tuple[float, ...]]:
+    """The SELECT expressions of a window read (``m_<measure>``, and ``m_q`` for a quantile signal) and the
+    quantile levels read (the signal's level, with its neighbours when ``quantile_noise``)."""
+    selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
+    levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
+    if signal.quantity:
+        text = ", ".join(repr(float(level)) for level in levels)
+        selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
+    return selects, levels
 
 
 def _window_rows(signal: Signal, result_rows: Sequence[Sequence[Any]], width: int, levels: Sequence[float],
