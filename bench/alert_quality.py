@@ -24,12 +24,18 @@ library). Ingest is the slow part (~10k calls/s on 2 shared cores): ``normal-10`
 ``--weeks incidents-1 --warmup-days 7``.
 
 Run: ``.venv/bin/python bench/alert_quality.py [--weeks ...] [--seed 1] [--rules FILE] [--keep]``.
+
+Trying rule variants: ``--keep`` keeps the written data and prints its data dir; ``--data-dir DIR --rules FILE``
+then re-runs only the backtest and the score on it (minutes instead of the ingest's tens of minutes). Pass the
+same ``--weeks``, ``--seed``, ``--days``, ``--warmup``/``--warmup-days`` and ``--week-end`` it was written with:
+the planted incidents are recomputed from them, and a mismatch is reported when a week has no calls there.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import shutil
 import sys
@@ -49,8 +55,8 @@ from examples.sim_backfill import backfill_scenario  # noqa: E402
 from examples.sim_calls import expected_calls  # noqa: E402
 from examples.sim_incidents import incident_library  # noqa: E402
 from examples.sim_scenario import Scenario, midnight_days_ago  # noqa: E402
-from inferwatch_alerts.backtest import backtest  # noqa: E402
-from inferwatch_alerts.rules import load_rules  # noqa: E402
+from inferwatch_alerts.backtest import BacktestReport, backtest  # noqa: E402
+from inferwatch_alerts.rules import RuleSet, load_rules  # noqa: E402
 from inferwatch_collector.settings import Settings  # noqa: E402
 from inferwatch_collector.store import Store  # noqa: E402
 from ingest_collector import Collector  # noqa: E402
@@ -97,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="processes generating the calls (default 1; more where cores are free)")
     parser.add_argument("--json", default=None, help="also write the results here")
     parser.add_argument("--keep", action="store_true", help="keep the temporary data dir and collector log")
+    parser.add_argument("--data-dir", default=None, metavar="DIR",
+                        help="backtest and score this data dir (printed by an earlier --keep run) instead of "
+                             "writing new weeks; same --weeks/--seed/--days/--warmup/--week-end as that run")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.weeks.split(",") if n.strip()]
     unknown = [n for n in names if n not in WEEKS]
@@ -129,36 +138,33 @@ def main(argv: list[str] | None = None) -> int:
               f"{'  (fresh install)' if fresh else ''}  ~{expected_calls(sc):,.0f} calls"
               f"{f'  {len(planted)} planted' if planted else ''}")
 
-    workdir = Path(tempfile.mkdtemp(prefix="iw-alert-quality-"))
-    collector = Collector(workdir, "collector", env={"INFERWATCH_COLLECTOR_SCHEDULER": "off",
-                                                      "INFERWATCH_LOG_LEVEL": "WARNING"},
-                          projects=tuple(names))
     ingest: dict[str, tuple[int, float, int]] = {}
-    try:
-        collector.start()
-        for name, sc, _fresh, planted in weeks:
-            t = time.perf_counter()
-            stats = backfill_scenario(collector.base, collector.keys[name], sc, planted, parallel=args.parallel,
-                                      workers=args.workers, label=name)
-            ingest[name] = (stats.calls_acked, time.perf_counter() - t, stats.dropped_calls + stats.failures)
-        collector.stop()
-        settings = Settings(data_dir=collector.data_dir, clickhouse_url="", cluster="", database="inferwatch",
-                            migration_mode="auto")
-        store = Store.open(settings)
+    if args.data_dir:
+        data_dir = Path(args.data_dir)
+        if not data_dir.is_dir():
+            parser.error(f"--data-dir {args.data_dir!r}: not a collector data dir")
+        report, backtest_s = run_backtest(data_dir, ruleset, names, week_start, week_end)
+        ingest = stored_calls(data_dir, names)
+    else:
+        workdir = Path(tempfile.mkdtemp(prefix="iw-alert-quality-"))
+        collector = Collector(workdir, "collector", env={"INFERWATCH_COLLECTOR_SCHEDULER": "off",
+                                                          "INFERWATCH_LOG_LEVEL": "WARNING"},
+                              projects=tuple(names))
         try:
-            print(f"backtest {week_start:%Y-%m-%d} .. {week_end:%Y-%m-%d}, 1-minute steps, "
-                  f"{len(names)} project(s) ...", flush=True)
-            t = time.perf_counter()
-            report = backtest(store, ruleset, week_start, week_end, step_s=60, projects=names)
-            backtest_s = time.perf_counter() - t
+            collector.start()
+            for name, sc, _fresh, planted in weeks:
+                t = time.perf_counter()
+                stats = backfill_scenario(collector.base, collector.keys[name], sc, planted,
+                                          parallel=args.parallel, workers=args.workers, label=name)
+                ingest[name] = (stats.calls_acked, time.perf_counter() - t, stats.dropped_calls + stats.failures)
+            collector.stop()
+            report, backtest_s = run_backtest(collector.data_dir, ruleset, names, week_start, week_end)
         finally:
-            store.close()
-    finally:
-        collector.stop()
-        if args.keep:
-            print(f"kept {workdir}")
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+            collector.stop()
+            if args.keep:
+                print(f"kept {workdir} (data dir for --data-dir: {collector.data_dir})")
+            else:
+                shutil.rmtree(workdir, ignore_errors=True)
 
     fired = fired_from_backtest(report.incidents(), {r.id: r.signal.name for r in ruleset.rules})
     scores = [score_week(name, fired.get(name, []), planted, week_start, week_end, fresh_install=fresh)
@@ -167,6 +173,42 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(to_json(scores, weeks, ingest, backtest_s, args), indent=1))
     return 0
+
+
+def open_store(data_dir: Path) -> Store:
+    return Store.open(Settings(data_dir=data_dir, clickhouse_url="", cluster="", database="inferwatch",
+                               migration_mode="auto"))
+
+
+def run_backtest(data_dir: Path, ruleset: RuleSet, names: list[str], week_start: datetime, week_end: datetime
+                 ) -> tuple[BacktestReport, float]:
+    """The backtest of the scored days on ``data_dir`` (collector stopped), and its wall time in seconds."""
+    store = open_store(data_dir)
+    try:
+        print(f"backtest {week_start:%Y-%m-%d} .. {week_end:%Y-%m-%d}, 1-minute steps, "
+              f"{len(names)} project(s) ...", flush=True)
+        t = time.perf_counter()
+        report = backtest(store, ruleset, week_start, week_end, step_s=60, projects=names)
+        return report, time.perf_counter() - t
+    finally:
+        store.close()
+
+
+def stored_calls(data_dir: Path, names: list[str]) -> dict[str, tuple[int, float, int]]:
+    """Per week the calls stored in ``data_dir`` (for the table of a ``--data-dir`` run: no ingest timed).
+    A week with none was not written there: the options do not match the run that wrote it."""
+    store = open_store(data_dir)
+    try:
+        rows = store.query("SELECT project_id, count() FROM llm_calls WHERE project_id IN {p:Array(String)} "
+                           "GROUP BY project_id", {"p": names}).result_rows
+    finally:
+        store.close()
+    counts = {str(p): int(n) for p, n in rows}
+    missing = [n for n in names if not counts.get(n)]
+    if missing:
+        raise SystemExit(f"--data-dir: no calls stored for {', '.join(missing)}: pass the --weeks (and the other "
+                         "options) of the run that wrote it")
+    return {n: (counts[n], math.nan, 0) for n in names}
 
 
 def print_tables(scores: list[WeekScore], weeks: list, ingest: dict[str, tuple[int, float, int]],
@@ -179,8 +221,8 @@ def print_tables(scores: list[WeekScore], weeks: list, ingest: dict[str, tuple[i
         by = score.false_by_severity()
         first_day = str(len(score.first_day_false())) if fresh else "-"
         ok = by["critical"] == 0 and by["warning"] <= days / 7 and (not fresh or first_day == "0")
-        rate = calls / max(secs, 1e-9)
-        print(f"{name:<12} {sc.mean_rate:>7g} {sc.days - days:>5g} d {calls:>10,} {rate:>8,.0f} "
+        rate = f"{calls / max(secs, 1e-9):,.0f}" if math.isfinite(secs) else "-"
+        print(f"{name:<12} {sc.mean_rate:>7g} {sc.days - days:>5g} d {calls:>10,} {rate:>8} "
               f"{lost:>5}  {by['critical']:>18} {by['warning']:>4} {by['info']:>4}  {first_day:>7}  "
               f"{'PASS' if ok else 'FAIL'} (target: 0 critical, <= 1 warning/week)")
     for score in scores:
@@ -211,6 +253,10 @@ def print_tables(scores: list[WeekScore], weeks: list, ingest: dict[str, tuple[i
     print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
 def to_json(scores: list[WeekScore], weeks: list, ingest: dict, backtest_s: float, args: argparse.Namespace
             ) -> dict[str, object]:
     def fired(f: Fired) -> dict[str, object]:
@@ -220,7 +266,7 @@ def to_json(scores: list[WeekScore], weeks: list, ingest: dict, backtest_s: floa
 
     return {"backtest_s": backtest_s, "seed": args.seed, "rules": args.rules, "weeks": [
         {"name": s.name, "seed": sc.seed, "mean_rate": sc.mean_rate, "warmup_days": sc.days - args.days,
-         "fresh_install": fresh, "calls": ingest[s.name][0], "ingest_s": ingest[s.name][1],
+         "fresh_install": fresh, "calls": ingest[s.name][0], "ingest_s": _finite(ingest[s.name][1]),
          "false_by_severity": s.false_by_severity(), "first_day_false": len(s.first_day_false()),
          "false_alerts": [fired(f) for f in s.false_alerts],
          "detections": [{**d.planted.to_json(), "verdict": d.verdict,

@@ -21,9 +21,11 @@ from examples.sim_incidents import Planted, incident_library
 from examples.sim_scenario import Scenario, diurnal, midnight_days_ago, weekly
 from inferwatch_alerts.backtest import backtest
 from inferwatch_alerts.rules import parse_rules
+from inferwatch_collector.migrations import migrate, target_for
 from inferwatch_collector.settings import Settings
 from inferwatch_collector.store import Store
 from tests.helpers.collector_process import collector_process
+from tests.helpers.traffic import add_calls
 
 MIN = timedelta(minutes=1)
 MONDAY = datetime(2026, 11, 2, tzinfo=UTC)
@@ -191,3 +193,35 @@ def test_a_simulated_afternoon_through_a_real_collector_and_the_real_backtest_sc
     assert {(f.rule_id, f.labels.get("model")) for f in found.matches} == {("errors", "gpt-4o-mini")}
     assert quiet.verdict == "quiet"
     assert score.false_by_severity() == {"critical": 0, "warning": 0, "info": 0}
+
+
+def test_a_kept_data_dir_is_backtested_and_scored_again_with_other_rules(tmp_path: Path, capsys) -> None:
+    """``--data-dir`` skips the collector and the ingest: the same stored calls, another rules file. Here a
+    normal week's day with 20 slow minutes on one model: a false warning under a rule that watches TTFT, none
+    under one that does not; a week that was never written there is refused by name."""
+    import alert_quality
+
+    settings = Settings(data_dir=tmp_path / "data", clickhouse_url="", cluster="", database="inferwatch",
+                        migration_mode="auto")
+    day = midnight_days_ago(1)
+    store = Store.open(settings)
+    try:
+        migrate(store, target_for(settings, store))
+        add_calls(store, day + timedelta(hours=10), 60, 20, project="normal-1", model="m1", ttft_ms=400)
+        add_calls(store, day + timedelta(hours=11), 20, 20, project="normal-1", model="m1", ttft_ms=3000, seed=2)
+    finally:
+        store.close()
+    ttft_rules, error_rules = tmp_path / "ttft.yaml", tmp_path / "errors.yaml"
+    rule = RULES.split("  - id: ttft")
+    error_rules.write_text(rule[0])
+    ttft_rules.write_text("version: 1\nevaluation_offset: 60s\nrules:\n  - id: ttft" + rule[1])
+    common = ["--weeks", "normal-1", "--days", "1", "--data-dir", str(tmp_path / "data")]
+
+    assert alert_quality.main([*common, "--rules", str(ttft_rules)]) == 0
+    out = capsys.readouterr().out
+    assert "ttft warning [model=m1] 1" in out and " 1,600 " in out  # the calls stored, no ingest timed
+    assert alert_quality.main([*common, "--rules", str(error_rules)]) == 0
+    assert "normal-1:\n    none" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="no calls stored for fresh-1"):
+        alert_quality.main(["--weeks", "fresh-1", "--days", "1", "--data-dir", str(tmp_path / "data"),
+                            "--rules", str(error_rules)])
