@@ -11,7 +11,9 @@ coverage for small counts and rates near 0, which is exactly where alert windows
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import NormalDist
 
 from .rules import OPS, Threshold
@@ -57,20 +59,60 @@ def guarded(cond: Threshold, events: float, trials: float) -> Verdict:
     return Verdict(ok, compared, events)
 
 
-def quantile_bound(q: float, noise: float, confidence: float, *, upper: bool) -> float:
-    """The one-sided bound of a percentile ``q`` at ``confidence``, with ``noise`` its relative standard error
-    (:func:`~.signals.quantile_noise_of`): ``q * exp(-z * noise)`` (lower) or ``q * exp(z * noise)`` (upper).
+def quantile_bound(grid: Sequence[tuple[float, float]], level: float, n: float, confidence: float, *,
+                   upper: bool) -> float:
+    """The one-sided distribution-free bound of the ``level`` quantile of ``n`` values at ``confidence``: the
+    sample's order statistic x(r) at the rank of :func:`order_statistic_rank`, read from ``grid`` (``(level,
+    value)`` pairs of the same t-digest) at level (r - 0.5) / n, the grid point at or below it for a lower bound
+    (at or above for an upper: never a value past x(r)). No such rank (too few values), or a level outside the
+    grid: unbounded (``-inf`` lower, ``+inf`` upper), so nothing is claimed.
 
-    Why: a p95 from a few dozen calls is the second or third slowest call. At a normal 1-2% of calls slower than
-    2 s, a 5-minute window of 90 calls shows p95 > 2 s about one window in fifty; a bound that accounts for
-    how few calls the percentile stands on does not, while a real regression (every call slower) clears it.
+    It is the exact test of the rate rules turned around: "the p95 is above 2 s with 95% confidence" is "more than
+    5% of calls are slower than 2 s, with 95% confidence", which holds exactly when x(r) is above 2 s. Why order
+    statistics and not a spread: a p95 of a few dozen calls is its second or third slowest call, and a spread
+    estimated from the neighbouring quantiles of the same few calls is as noisy as the p95 itself (two slow
+    outliers side by side look like a tight, confident tail). The bound reads a lower rank: of 90 calls the 9th
+    slowest instead of the 5th, of 9 calls the 2nd slowest at 80%, which a normal 1-3% of slow outliers rarely
+    reaches, while a regression that slows every call moves it as much as the p95.
     """
-    z = NormalDist().inv_cdf(confidence)
-    return q * math.exp((z if upper else -z) * max(noise, 0.0))
+    count = int(round(n))
+    rank = order_statistic_rank(count, level, confidence, upper=upper)
+    if rank is None:
+        return math.inf if upper else -math.inf
+    at = (rank - 0.5) / count
+    points = [p for p in grid if (p[0] >= at if upper else p[0] <= at)]
+    if not points:
+        return math.inf if upper else -math.inf
+    return points[0][1] if upper else points[-1][1]
 
 
-def guarded_quantile(cond: Threshold, q: float, noise: float) -> Verdict:
-    """``cond`` applied to the percentile ``q`` (relative noise ``noise``) with its confidence bound."""
+@lru_cache(maxsize=4096)
+def order_statistic_rank(n: int, level: float, confidence: float, *, upper: bool) -> int | None:
+    """The rank r (1 = smallest of ``n``) whose order statistic bounds the ``level`` quantile at ``confidence``:
+    for a lower bound the largest r with P(Binomial(n, level) >= r) >= confidence (x(r) is below the true
+    quantile at least that often), for an upper bound the smallest r with P(Binomial(n, level) <= r - 1) >=
+    confidence. None when no rank qualifies (too few values for that confidence)."""
+    if n <= 0 or not 0.0 < level < 1.0:
+        return None
+    log_p, log_q = math.log(level), math.log1p(-level)
+    head = math.lgamma(n + 1)
+
+    def pmf(k: int) -> float:
+        return math.exp(head - math.lgamma(k + 1) - math.lgamma(n - k + 1) + k * log_p + (n - k) * log_q)
+
+    tail = 0.0  # P(Binomial >= r), r going down from n
+    for r in range(n, 0, -1):
+        tail += pmf(r)
+        if not upper and tail >= confidence:
+            return r
+        if upper and tail > 1.0 - confidence:
+            return r + 1 if r < n else None
+    return None if not upper else 1
+
+
+def guarded_quantile(cond: Threshold, grid: Sequence[tuple[float, float]], level: float, n: float) -> Verdict:
+    """``cond`` applied to the ``level`` quantile of ``n`` values by its confidence bound
+    (:func:`quantile_bound`)."""
     assert cond.confidence is not None
-    compared = quantile_bound(q, noise, cond.confidence, upper=cond.op in ("<", "<="))
+    compared = quantile_bound(grid, level, n, cond.confidence, upper=cond.op in ("<", "<="))
     return Verdict(OPS[cond.op](compared, cond.value), compared, 0.0)

@@ -188,7 +188,7 @@ def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: S
         by_source.setdefault(source.name, (source, []))[1].append(e)
     for source, block in by_source.values():
         for row in read_sliding(store, rule.signal, rule.group_by, block, w, projects, source=source,
-                                quantile_noise=_noise(rule, rule.condition)):
+                                quantile_grid=_noise(rule, rule.condition)):
             out.setdefault(block[row.k], {}).setdefault((row.project_id, row.labels), {})[0] = row
     if sustain is None:
         return out
@@ -196,7 +196,7 @@ def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: S
     span = (last - ends[0]) // MINUTE + sustain.of
     minutes: dict[int, list[WindowRow]] = {}
     for row in read_windows(store, rule.signal, rule.group_by, [(last - span * MINUTE, last)], projects,
-                            buckets=span, quantile_noise=_noise(rule, rule.condition)):
+                            buckets=span, quantile_grid=_noise(rule, rule.condition)):
         if row.k > 0:
             minutes.setdefault(row.k, []).append(row)
     for e, grouped in out.items():
@@ -236,7 +236,7 @@ def _enough(rule: Rule, row: WindowRow | None) -> bool:
 
 
 def _noise(rule: Rule, cond: object) -> bool:
-    """Whether a threshold read needs the percentile's sampling noise (a guarded latency percentile)."""
+    """Whether a threshold read needs the percentile's quantile grid (a guarded latency percentile)."""
     return isinstance(cond, Threshold) and cond.confidence is not None and rule.signal.kind == "quantile"
 
 
@@ -248,7 +248,7 @@ def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequ
     Breaching: the window breaches and, if sustained, at least ``breaching`` buckets do (a bucket with no data
     does not). Clear: the window's point value is on the good side of the clear level."""
     rows = read_windows(store, rule.signal, rule.group_by, [(e - rule.window_s, e)], projects,
-                        buckets=rule.sustain.of if rule.sustain else 0, quantile_noise=_noise(rule, cond))
+                        buckets=rule.sustain.of if rule.sustain else 0, quantile_grid=_noise(rule, cond))
     return _threshold_of(rule, cond, e, _by_series(rule, rows))
 
 
@@ -272,7 +272,7 @@ def _threshold_of(rule: Rule, cond: Threshold, e: int,
         breaching = OPS[cond.op](value, cond.value)
         if cond.guarded:
             if signal.kind == "quantile":
-                verdict = guarded_quantile(cond, value, row.measures.get("q_noise", 0.0))
+                verdict = guarded_quantile(cond, row.quantiles, signal.level, row.measures.get(signal.volume, 0.0))
             else:
                 verdict = guarded(cond, row.measures.get(signal.numerator, 0.0),
                                   row.measures.get(signal.denominator, 0.0))
@@ -293,14 +293,17 @@ def _threshold_of(rule: Rule, cond: Threshold, e: int,
 
 
 def _bucket_breaches(rule: Rule, cond: Threshold, row: WindowRow | None) -> bool:
-    """A one-minute bucket's own value beyond the threshold (no data: not breaching). A guarded rate is judged
-    by its bound at the threshold's confidence (min_events is the window's: a minute holds few events), so one
-    background error among 60 calls (1.7%) is not a bad minute for a 1% threshold, while 2 or more are."""
+    """A one-minute bucket's own value beyond the threshold (no data: not breaching). A guarded rate or
+    percentile is judged by its bound at the threshold's confidence, or the bucket confidence of
+    ``for: {..., confidence}`` (min_events is the window's: a minute holds few events), so one background error
+    among 60 calls (1.7%) is not a bad minute for a 1% threshold, while 2 or more are."""
     signal = rule.signal
     if row is None or row.measures.get(signal.volume, 0.0) <= 0:
         return False
+    if rule.sustain is not None and rule.sustain.confidence is not None and cond.confidence is not None:
+        cond = replace(cond, confidence=rule.sustain.confidence)
     if cond.confidence is not None and signal.kind == "quantile":
-        return guarded_quantile(cond, row.measures["q"], row.measures.get("q_noise", 0.0)).breaching
+        return guarded_quantile(cond, row.quantiles, signal.level, row.measures[signal.volume]).breaching
     if cond.confidence is not None:
         return guarded(replace(cond, min_events=0), row.measures.get(signal.numerator, 0.0),
                        row.measures.get(signal.denominator, 0.0)).breaching

@@ -203,6 +203,8 @@ class WindowRow:
     labels: tuple[str, ...]
     k: int
     measures: Mapping[str, float]
+    #: ``(level, value)`` pairs around a quantile signal's level, when the read asked for ``quantile_grid``
+    quantiles: tuple[tuple[float, float], ...] = ()
 
 
 def label_columns(group_by: Sequence[str]) -> list[str]:
@@ -245,8 +247,8 @@ def _grouping(keys: Sequence[str], time_col: str, buckets: int, params: dict[str
 
 
 def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows: Sequence[tuple[int, int]],
-                 projects: Sequence[str] | None = None, *, quantile_noise: bool = False, buckets: int = 0
-                 ) -> list[WindowRow]:
+                 projects: Sequence[str] | None = None, *, quantile_noise: bool = False, buckets: int = 0,
+                 quantile_grid: bool = False) -> list[WindowRow]:
     """The signal's measures per project, group and window (``windows``: ``[start, end)`` Unix seconds).
 
     ``buckets``: also the last ``buckets`` one-minute buckets of window 0 (which must be its only window and end
@@ -255,13 +257,15 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
 
     Groups with no row in a window are absent from it (no data), never zero-filled. A quantile signal's value is
     the measure ``q``; with ``quantile_noise`` also ``q_noise``, its sampling noise
-    (:func:`quantile_noise_of`).
+    (:func:`quantile_noise_of`); with ``quantile_grid`` also :attr:`WindowRow.quantiles`, the quantiles at
+    :func:`grid_levels` (what a confidence bound of the percentile is read from,
+    :func:`~inferwatch_alerts.guards.quantile_bound`).
     """
     if buckets and (len(windows) != 1 or windows[0][1] % 60 or windows[0][0] > windows[0][1] - 60 * buckets):
         raise ValueError("one-minute buckets are read at the end of a single window that ends on a minute")
     source = choose_source(signal, group_by, [*windows, *[(windows[0][1] - 60, windows[0][1])] * bool(buckets)])
     labels = label_columns(group_by)
-    selects, levels = _selects(signal, source, quantile_noise)
+    selects, levels = _selects(signal, source, quantile_noise, quantile_grid)
     where, k, params = _where(source, windows, projects)
     group = ", ".join(["project_id", *labels, "k"])
     if buckets:
@@ -269,12 +273,12 @@ def read_windows(store: Store, signal: Signal, group_by: Sequence[str], windows:
     sql = (f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
            f"FROM {source.table} WHERE {where} GROUP BY {group}")
     result = store.query(sql, params)
-    return _window_rows(signal, result.result_rows, len(labels), levels, quantile_noise)
+    return _window_rows(signal, result.result_rows, len(labels), levels, quantile_noise, quantile_grid)
 
 
 def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Sequence[int], window_s: int,
                  projects: Sequence[str] | None = None, *, source: Source | None = None,
-                 quantile_noise: bool = False) -> list[WindowRow]:
+                 quantile_noise: bool = False, quantile_grid: bool = False) -> list[WindowRow]:
     """The measures of every window ``[end - window_s, end)`` of ``ends`` in one scan, ``k`` the index of its
     end in ``ends``: what :func:`read_windows` returns for each window on its own, for a backtest's block of
     upcoming evaluations.
@@ -287,7 +291,7 @@ def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Se
     windows = [(e - window_s, e) for e in ends]
     source = source or choose_source(signal, group_by, windows)
     labels = label_columns(group_by)
-    selects, levels = _selects(signal, source, quantile_noise)
+    selects, levels = _selects(signal, source, quantile_noise, quantile_grid)
     where, _, params = _where(source, _merged(windows), projects)
     params["ends"], params["w"] = [int(e) for e in ends], int(window_s)
     ts = f"toInt64(toUnixTimestamp({source.time_col}))"
@@ -296,7 +300,7 @@ def read_sliding(store: Store, signal: Signal, group_by: Sequence[str], ends: Se
     group = ", ".join(["project_id", *labels, "k"])
     result = store.query(f"SELECT project_id, {''.join(c + ', ' for c in labels)}{k} AS k, {', '.join(selects)} "
                          f"FROM {source.table} WHERE {where} GROUP BY {group}", params)
-    return _window_rows(signal, result.result_rows, len(labels), levels, quantile_noise)
+    return _window_rows(signal, result.result_rows, len(labels), levels, quantile_noise, quantile_grid)
 
 
 def _merged(windows: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -333,11 +337,17 @@ def project_first_seen(store: Store, project_id: str) -> int | None:
     return int(rows[0][0]) if rows and rows[0][1] else None
 
 
-def _selects(signal: Signal, source: Source, quantile_noise: bool) -> tuple[list[str], tuple[float, ...]]:
+def _selects(signal: Signal, source: Source, quantile_noise: bool, quantile_grid: bool = False
+             ) -> tuple[list[str], tuple[float, ...]]:
     """The SELECT expressions of a window read (``m_<measure>``, and ``m_q`` for a quantile signal) and the
-    quantile levels read (the signal's level, with its neighbours when ``quantile_noise``)."""
+    quantile levels read (the signal's level, with its neighbours when ``quantile_noise``, and the grid around
+    it when ``quantile_grid``)."""
     selects = [f"{source.measures[m]} AS m_{m}" for m in signal.measures]
-    levels = _levels(signal.level, quantile_noise) if signal.quantity else ()
+    levels: tuple[float, ...] = ()
+    if signal.quantity:
+        levels = _levels(signal.level, quantile_noise)
+        if quantile_grid:
+            levels = (*levels, *grid_levels(signal.level))
     if signal.quantity:
         text = ", ".join(repr(float(level)) for level in levels)
         selects.append(source.quantiles[signal.quantity].format(levels=text) + " AS m_q")
@@ -345,25 +355,42 @@ def _selects(signal: Signal, source: Source, quantile_noise: bool) -> tuple[list
 
 
 def _window_rows(signal: Signal, result_rows: Sequence[Sequence[Any]], width: int, levels: Sequence[float],
-                 quantile_noise: bool) -> list[WindowRow]:
+                 quantile_noise: bool, quantile_grid: bool = False) -> list[WindowRow]:
     """Rows ``project_id, <width labels>, k, <measures>[, quantiles]`` as :class:`WindowRow` values."""
     rows = []
+    head = 3 if quantile_noise else 1  # the levels before the grid (see _selects)
     for row in result_rows:
         measures = {m: float(v) for m, v in zip(signal.measures, row[2 + width:])}
+        grid: tuple[tuple[float, float], ...] = ()
         if signal.quantity:
-            _add_quantile(signal, measures, row[2 + width + len(signal.measures)], levels, quantile_noise)
+            raw = [float(v) for v in row[2 + width + len(signal.measures)]]
+            _add_quantile(signal, measures, raw[:head], levels[:head], quantile_noise)
+            if quantile_grid:
+                grid = tuple(zip(levels[head:], raw[head:]))
         rows.append(WindowRow(str(row[0]), tuple(str(v) for v in row[1:1 + width]), int(row[1 + width]),
-                              measures))
+                              measures, grid))
     return rows
 
 
 def _add_quantile(signal: Signal, measures: dict[str, float], raw: Sequence[Any], levels: Sequence[float],
                   quantile_noise: bool) -> None:
     """``q`` (the signal's quantile) and, with ``quantile_noise``, ``q_noise`` from a read's quantiles array."""
-    values = [float(v) for v in raw]
+    values = list(raw)
     measures["q"] = values[len(values) // 2]
     if quantile_noise:
         measures["q_noise"] = quantile_noise_of(signal.level, values, levels, measures.get(signal.volume, 0.0))
+
+
+#: The quantile grid's spacing and reach either side of the signal's level (see :func:`grid_levels`).
+GRID_STEP: Final = 0.005
+GRID_REACH: Final = 0.3
+
+
+def grid_levels(level: float) -> tuple[float, ...]:
+    """The levels a confidence bound of the ``level`` quantile is read from: every ``GRID_STEP`` within
+    ``GRID_REACH`` of it, inside (0, 1). A bound whose level falls outside is taken as unbounded."""
+    steps = round(GRID_REACH / GRID_STEP)
+    return tuple(x for x in (round(level + i * GRID_STEP, 6) for i in range(-steps, steps + 1)) if 0.0 < x < 1.0)
 
 
 def _levels(level: float, neighbours: bool) -> tuple[float, ...]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from inferwatch_alerts.guards import guarded, quantile_bound, wilson_bound
+from inferwatch_alerts.guards import guarded, order_statistic_rank, quantile_bound, wilson_bound
+from inferwatch_alerts.signals import grid_levels
 from inferwatch_alerts.rules import Threshold
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics in Medicine 17,
@@ -74,8 +75,19 @@ def test_below_thresholds_use_the_upper_bound() -> None:
     assert guarded(success, 940, 1000).breaching
 
 
-def test_a_percentile_bound_widens_with_its_sampling_noise() -> None:
-    # z(0.95) = 1.6449: 3 s with a relative standard error of 10% is above 2.54 s with 95% confidence
-    assert quantile_bound(3000.0, 0.1, 0.95, upper=False) == pytest.approx(3000 * math.exp(-0.16449), rel=1e-4)
-    assert quantile_bound(3000.0, 0.1, 0.95, upper=True) == pytest.approx(3000 * math.exp(0.16449), rel=1e-4)
-    assert quantile_bound(3000.0, 0.0, 0.95, upper=False) == 3000.0
+def test_a_percentile_bound_reads_a_lower_rank_the_fewer_the_values() -> None:
+    # the rank r whose order statistic is below the true p95 with 80% / 95% confidence: P(Binomial(n, 0.95) >= r)
+    assert order_statistic_rank(6, 0.95, 0.8, upper=False) == 5  # P(>= 6) = 0.735, P(>= 5) = 0.967
+    assert order_statistic_rank(9, 0.95, 0.8, upper=False) == 8  # the 2nd slowest of 9
+    assert order_statistic_rank(25, 0.95, 0.8, upper=False) == 23  # the 3rd slowest of 25
+    assert order_statistic_rank(90, 0.95, 0.95, upper=False) == 82  # the 9th slowest of 90
+    assert order_statistic_rank(90, 0.95, 0.95, upper=True) == 90  # P(Binomial(90, 0.95) <= 88) = 0.943
+    assert order_statistic_rank(20, 0.95, 0.95, upper=True) is None  # 20 values cannot bound a p95 from above
+    assert order_statistic_rank(0, 0.95, 0.95, upper=False) is None
+    # read from the t-digest's grid at level (r - 0.5) / n, the grid point at or below it (above: upper bound)
+    grid = tuple((x, 1000.0 * x) for x in grid_levels(0.95))
+    assert quantile_bound(grid, 0.95, 90, 0.95, upper=False) == pytest.approx(905.0)  # 81.5 / 90 = 0.9056
+    assert quantile_bound(grid, 0.95, 90, 0.95, upper=True) == pytest.approx(995.0)  # 89.5 / 90 = 0.9944
+    assert quantile_bound(grid, 0.95, 20, 0.95, upper=True) == math.inf
+    assert quantile_bound(grid, 0.95, 0, 0.95, upper=False) == -math.inf
+    assert quantile_bound(grid, 0.95, 1, 0.999, upper=False) == -math.inf  # one value: no rank at 99.9%

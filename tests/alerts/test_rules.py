@@ -33,7 +33,7 @@ def test_the_shipped_defaults_are_the_product_briefs() -> None:
     ttft = rules["ttft-p95-high"]
     assert (ttft.signal.name, ttft.condition, ttft.severity) == (
         "ttft_p95", Threshold(">", 2000.0, confidence=0.95, clear=1600.0), "warning")
-    assert (ttft.sustain, ttft.for_s, ttft.resolve_after_s) == (Sustain(4, 5), 0, 600)
+    assert (ttft.sustain, ttft.for_s, ttft.resolve_after_s) == (Sustain(4, 5, 0.8), 0, 600)
     errors = rules["error-rate-high"]
     assert (errors.signal.name, errors.condition, errors.severity) == (
         "error_rate", Threshold(">", 0.01, confidence=0.95, min_events=8), "critical")
@@ -146,6 +146,32 @@ def test_contradictory_guards_sustains_and_clear_levels_are_refused_with_their_l
     for line in expected:
         assert any(e.startswith(line) for e in errors), (line, errors)
     assert len(errors) == len(expected), errors
+
+
+def test_a_bucket_confidence_is_a_joint_claim_and_needs_a_guarded_threshold() -> None:
+    rule = parse_rules(textwrap.dedent("""\
+        version: 1
+        rules:
+          - {id: a, signal: ttft_p95, for: {breaching: 4m, of: 5m, confidence: 0.8},
+             threshold: {value: 2s, confidence: 0.95}, severity: info}
+        """)).rules[0]
+    assert rule.sustain == Sustain(4, 5, 0.8)
+    assert rule.to_json({})["sustain"] == {"breaching": 4, "of": 5, "confidence": 0.8}
+    # 4 of 5 buckets at 80% each, when the truth sits at the threshold: 5 * 0.2^4 * 0.8 + 0.2^5
+    assert rule.sustain.false_rate(0.8) == pytest.approx(0.00672)
+    errors = errors_of("""\
+        version: 1
+        rules:
+          - {id: a, signal: error_rate, for: {breaching: 4m, of: 5m, confidence: 0.8}, threshold: {value: 1%},
+             severity: info}
+          - {id: b, signal: error_rate, for: {breaching: 4m, of: 5m, confidence: 1}, severity: info,
+             threshold: {value: 1%, confidence: 0.95}}
+        """)
+    assert errors == [
+        "rules.yaml:3: rules[0].for.confidence: a bucket confidence needs a guarded threshold "
+        "(threshold.confidence): without one the buckets are judged by their point value",
+        "rules.yaml:5: rules[1].for.confidence: confidence must be a number between 0.5 and 1 (exclusive), e.g. 0.8",
+    ]
 
 
 def test_values_in_the_units_people_write() -> None:

@@ -23,8 +23,9 @@ class Threshold:
     lower bound for ``>``/``>=``, the upper for ``<``/``<=``) is compared instead of the point rate, and with
     ``min_events`` the numerator (errors, refusals, ...) must reach that count, so a handful of events in a small
     denominator is not a breach. Percentile signals (TTFT, latency) may take ``confidence`` too: the percentile's
-    bound from its sampling noise (:func:`~inferwatch_alerts.guards.quantile_bound`) is compared. ``clear``: the level the point value must be back on the good side of before a
-    firing alert counts as clear (hysteresis; default: the threshold itself).
+    order-statistic bound (:func:`~inferwatch_alerts.guards.quantile_bound`) is compared. ``clear``: the level
+    the point value must be back on the good side of before a firing alert counts as clear (hysteresis; default:
+    the threshold itself).
     """
 
     op: str
@@ -55,10 +56,21 @@ class Threshold:
 @dataclass(frozen=True)
 class Sustain:
     """``for: {breaching: 7m, of: 10m}``: at least ``breaching`` of the last ``of`` one-minute buckets breach the
-    threshold on their own data (a bucket with no data does not breach)."""
+    threshold on their own data (a bucket with no data does not breach). ``confidence``: a guarded threshold's
+    buckets are judged by their bound at this confidence instead of the threshold's (see :meth:`false_rate`)."""
 
     breaching: int
     of: int
+    confidence: float | None = None
+
+    def false_rate(self, bucket_confidence: float) -> float:
+        """The chance that ``breaching`` of ``of`` buckets breach while the true value sits at the threshold, each
+        bucket (disjoint calls) breaching with at most ``1 - bucket_confidence``: the binomial tail. Why a bucket
+        may use a lower confidence than the window: 4 of 5 buckets at 80% each make a false run 0.7% likely, a
+        stronger claim than one bound at 95%, while a bucket of a minute's calls has a bound ~2x wider."""
+        p = 1.0 - bucket_confidence
+        return sum(math.comb(self.of, i) * p ** i * (1.0 - p) ** (self.of - i)
+                   for i in range(self.breaching, self.of + 1))
 
 
 @dataclass(frozen=True)
@@ -165,7 +177,9 @@ class Rule:
         return {"id": self.id, "title": self.headline, "description": self.description,
                 "signal": self.signal.name, "unit": self.signal.unit, "group_by": list(self.group_by),
                 "window_s": self.window_s, "every_s": self.every_s, "for_s": self.for_s,
-                "sustain": ({"breaching": self.sustain.breaching, "of": self.sustain.of} if self.sustain else None),
+                "sustain": ({"breaching": self.sustain.breaching, "of": self.sustain.of,
+                             **({"confidence": self.sustain.confidence} if self.sustain.confidence else {})}
+                            if self.sustain else None),
                 "resolve_after_s": self.resolve_after_s,
                 "min_requests": self.min_requests, "severity": self.severity, "condition": condition,
                 "history_days": cond.history_days,

@@ -124,6 +124,10 @@ def _rule(ctx: ParseContext, item: Any, path: tuple[Any, ...], defaults: Mapping
     if isinstance(for_value, dict) and condition is not None and not isinstance(condition, Threshold):
         ctx.err(for_path, "for: {breaching, of} counts one-minute buckets over a threshold; a baseline or "
                 "detector rule takes a plain duration")
+    elif sustain is not None and sustain.confidence is not None and isinstance(condition, Threshold) \
+            and condition.confidence is None:
+        ctx.err(for_path + ("confidence",), "a bucket confidence needs a guarded threshold "
+                "(threshold.confidence): without one the buckets are judged by their point value")
     rule_channels = (channel_names(ctx, spec["channels"], path + ("channels",), channels) if "channels" in spec
                      else None)
     projects = None
@@ -154,9 +158,14 @@ def _sustain(ctx: ParseContext, value: dict[str, Any], path: tuple[Any, ...], wi
              ) -> Sustain | None:
     """``for: {breaching: 7m, of: 10m}``: k of the last n one-minute buckets, both whole minutes, k <= n, and
     the n buckets inside the rule's window (the window's own minutes: its data must show what they show)."""
-    body = ctx.mapping(value, path, ("breaching", "of"))
+    body = ctx.mapping(value, path, ("breaching", "of", "confidence"))
     if body is None:
         return None
+    confidence = body.get("confidence")
+    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float))
+                                   or not 0.5 < confidence < 1):
+        ctx.err(path + ("confidence",), "confidence must be a number between 0.5 and 1 (exclusive), e.g. 0.8")
+        confidence = None
     minutes = {}
     for key in ("breaching", "of"):
         if key not in body:
@@ -180,7 +189,7 @@ def _sustain(ctx: ParseContext, value: dict[str, Any], path: tuple[Any, ...], wi
         ctx.err(path + ("of",), f"the {n} minutes must lie within the window ({int(window // 60)}m): a larger "
                 "`of` judges minutes whose data the window no longer shows")
         return None
-    return Sustain(k, n)
+    return Sustain(k, n, None if confidence is None else float(confidence))
 
 
 def _group_by(ctx: ParseContext, value: Any, path: tuple[Any, ...], signal: Signal | None
