@@ -143,8 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         data_dir = Path(args.data_dir)
         if not data_dir.is_dir():
             parser.error(f"--data-dir {args.data_dir!r}: not a collector data dir")
+        ingest = stored_calls(data_dir, names)  # refuses a data dir without these weeks before the backtest
         report, backtest_s = run_backtest(data_dir, ruleset, names, week_start, week_end)
-        ingest = stored_calls(data_dir, names)
     else:
         workdir = Path(tempfile.mkdtemp(prefix="iw-alert-quality-"))
         collector = Collector(workdir, "collector", env={"INFERWATCH_COLLECTOR_SCHEDULER": "off",
