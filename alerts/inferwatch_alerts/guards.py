@@ -75,7 +75,7 @@ def quantile_bound(grid: Sequence[tuple[float, float]], level: float, n: float, 
     slowest instead of the 5th, of 9 calls the 2nd slowest at 80%, which a normal 1-3% of slow outliers rarely
     reaches, while a regression that slows every call moves it as much as the p95.
     """
-    count = int(round(n))
+    count = round(n)
     rank = order_statistic_rank(count, level, confidence, upper=upper)
     if rank is None:
         return math.inf if upper else -math.inf

@@ -7,8 +7,8 @@ import math
 
 import pytest
 from inferwatch_alerts.guards import guarded, order_statistic_rank, quantile_bound, wilson_bound
-from inferwatch_alerts.signals import grid_levels
 from inferwatch_alerts.rules import Threshold
+from inferwatch_alerts.signals import grid_levels
 
 # Newcombe (1998), "Two-sided confidence intervals for the single proportion", Statistics in Medicine 17,
 # Table II, method 3 (Wilson score, no continuity correction), 95% two-sided: each bound is the one-sided bound

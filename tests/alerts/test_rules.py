@@ -168,8 +168,8 @@ def test_a_bucket_confidence_is_a_joint_claim_and_needs_a_guarded_threshold() ->
              threshold: {value: 1%, confidence: 0.95}}
         """)
     assert errors == [
-        "rules.yaml:3: rules[0].for.confidence: a bucket confidence needs a guarded threshold "
-        "(threshold.confidence): without one the buckets are judged by their point value",
+        ("rules.yaml:3: rules[0].for.confidence: a bucket confidence needs a guarded threshold "
+         "(threshold.confidence): without one the buckets are judged by their point value"),
         "rules.yaml:5: rules[1].for.confidence: confidence must be a number between 0.5 and 1 (exclusive), e.g. 0.8",
     ]
 
