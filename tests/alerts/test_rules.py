@@ -410,3 +410,27 @@ def test_confidence_is_refused_on_signals_that_are_neither_rates_nor_percentiles
         """)
     assert errors == ["rules.yaml:6: rules[0].threshold.confidence: confidence is a guard for rate and percentile "
                       "signals (error_rate, ttft_p95, ...); request_rate is neither"]
+
+
+def test_cli_listing_states_how_each_rule_is_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    rules_file = tmp_path / "rules.yaml"
+    rules_file.write_text(textwrap.dedent("""\
+        version: 1
+        rules:
+          - id: ttft
+            signal: ttft_p95
+            window: 5m
+            for: {breaching: 4m, of: 5m, confidence: 0.8}
+            threshold: {op: ">", value: 2s, confidence: 0.95}
+            resolve_after: 10m
+            severity: warning
+          - {id: errors, signal: error_rate, window: 5m, for: 2m, threshold: {value: 1%}, severity: critical}
+        """))
+    monkeypatch.setenv("INFERWATCH_ALERT_RULES_FILE", str(rules_file))
+    args = parser().parse_args(["--data-dir", str(tmp_path / "data"), "alerts", "rules"])
+    assert args.func(args) == 0
+    lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
+    assert ("for 4 of the last 5 minutes (each at 80% confidence), resolves after 600s clear"
+            in lines["ttft"])
+    assert "for 120s, every 60s" in lines["errors"]

@@ -120,8 +120,11 @@ def _rules(args: argparse.Namespace) -> int:
     print(f"rules from {ruleset.source} (windows end {ruleset.evaluation_offset_s} s behind now)")
     for rule in ruleset.rules:
         channels = ", ".join(ruleset.channels_of(rule)) or "no channel"
-        held = (f"{rule.sustain.breaching} of the last {rule.sustain.of} minutes" if rule.sustain
-                else f"{rule.for_s}s")
+        held = f"{rule.for_s}s"
+        if rule.sustain:
+            held = f"{rule.sustain.breaching} of the last {rule.sustain.of} minutes"
+            if rule.sustain.confidence is not None:
+                held += f" (each at {rule.sustain.confidence:.0%} confidence)"
         resolve = f", resolves after {rule.resolve_after_s}s clear" if rule.resolve_after_s else ""
         print(f"  {rule.id:28} {rule.severity:8} {rule.headline}  [{', '.join(rule.group_by)}; window "
               f"{rule.window_s}s, for {held}{resolve}, every {rule.every_s}s; -> {channels}]")
