@@ -170,7 +170,7 @@ def run(collector: str, key: str, mock_url: str, rate: float, duration: float | 
         while not stop.wait(10.0):
             stats = inferwatch.stats()
             dropped = sum(stats.get("dropped", {}).values())
-            print(f"demo app: {dict(counts)}; SDK exported {stats.get('exported', 0)} spans, dropped {dropped}",
+            print(f"demo app: {_counted(counts)}; SDK exported {stats.get('exported', 0)} spans, dropped {dropped}",
                   flush=True)
             if duration and time.monotonic() - started >= duration:
                 break
@@ -182,11 +182,15 @@ def run(collector: str, key: str, mock_url: str, rate: float, duration: float | 
     inferwatch.flush(10)
     stats, feedback = inferwatch.stats(), inferwatch.feedback_stats()
     inferwatch.shutdown()
-    done = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no interactions yet"
-    print(f"demo app: stopped after {done}; SDK exported {stats.get('exported', 0)} spans, dropped "
+    print(f"demo app: stopped after {_counted(counts)}; SDK exported {stats.get('exported', 0)} spans, dropped "
           f"{sum(stats.get('dropped', {}).values())}; feedback sent {feedback['sent']}, failed {feedback['failed']}",
           flush=True)
     return 0
+
+
+def _counted(counts: dict[str, int]) -> str:
+    """``counts`` as a progress line reads them: "19 calls, 4 feedback" ("no interactions yet" when empty)."""
+    return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "no interactions yet"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -99,6 +99,9 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
     assert len(stopped_lines) == 1, printed[-4000:]
     [stopped] = stopped_lines
     assert re.search(r"dropped 0; feedback sent \d+, failed 0$", stopped), stopped
+    for line in re.findall(r"demo app: (?!~).*", printed):  # progress and stop lines count in words, no dict
+        assert re.match(r"demo app: (stopped after )?(\d+ \w+(, \d+ \w+)*|no interactions yet); SDK exported",
+                        line), line
     assert "cannot reach the collector" not in printed
     # the demo process handed the data directory back: it can be opened again
     from inferwatch_collector.settings import Settings
