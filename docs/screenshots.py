@@ -47,7 +47,7 @@ def free_port() -> int:
 
 
 def start_demo(data_dir: Path, log_path: Path, ui_port: int) -> subprocess.Popen:
-    """``up --demo-traffic`` in a session of its own (stopped by :func:`stop_demo`)."""
+    """``up --demo-traffic`` in a process session of its own, so that :func:`stop_demo` reaches all its processes."""
     env = {**os.environ, "INFERWATCH_DATA_DIR": str(data_dir), "INFERWATCH_PORT": str(free_port()),
            "INFERWATCH_DASHBOARD_PORT": str(ui_port), "INFERWATCH_METRICS_PORT": "0"}
     with log_path.open("w") as log:

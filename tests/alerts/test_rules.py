@@ -28,6 +28,13 @@ def errors_of(text: str) -> list[str]:
     return info.value.errors
 
 
+def assert_exactly(errors: list[str], expected: list[str]) -> None:
+    """Each expected line starts one of ``errors``, and there is nothing else."""
+    for line in expected:
+        assert any(e.startswith(line) for e in errors), (line, errors)
+    assert len(errors) == len(expected), errors
+
+
 def test_the_shipped_defaults_are_the_product_briefs() -> None:
     rules = {r.id: r for r in load_rules().rules}
     ttft = rules["ttft-p95-high"]
@@ -143,9 +150,7 @@ def test_contradictory_guards_sustains_and_clear_levels_are_refused_with_their_l
         "rules.yaml:28: rules[4].for: needs `of`",
         "rules.yaml:29: rules[4].threshold.confidence: confidence must be a number between 0.5 and 1",
     ]
-    for line in expected:
-        assert any(e.startswith(line) for e in errors), (line, errors)
-    assert len(errors) == len(expected), errors
+    assert_exactly(errors, expected)
 
 
 def test_a_bucket_confidence_is_a_joint_claim_and_needs_a_guarded_threshold() -> None:
@@ -242,9 +247,7 @@ def test_a_bad_file_is_refused_with_every_line_and_reason() -> None:
         "rules.yaml:30: rules[5]: needs exactly one of threshold, baseline or detector (has threshold, baseline)",
         "rules.yaml:35: rules[5].channels[0]: unknown channel 'email'",
     ]
-    for line in expected:
-        assert any(e.startswith(line) for e in errors), (line, errors)
-    assert len(errors) == len(expected)  # nothing else: an unknown signal does not also fail its threshold
+    assert_exactly(errors, expected)  # nothing else: an unknown signal does not also fail its threshold
     # the duplicate id is reported too, once the first definition is valid
     assert any("duplicate rule id" in e for e in errors_of("""\
         version: 1
@@ -293,9 +296,7 @@ def test_contradictory_baseline_and_detector_settings_are_refused_with_their_lin
         "rules.yaml:24: rules[5].baseline.min_days: min_days (3) is more than days (2)",
         "rules.yaml:27: rules[6].detector.min_baseline_days: min_baseline_days (7) is more than baseline_days (4)",
     ]
-    for line in expected:
-        assert any(e.startswith(line) for e in errors), (line, errors)
-    assert len(errors) == len(expected)
+    assert_exactly(errors, expected)
 
 
 def test_a_seasonal_baseline_takes_previous_days_and_weeks() -> None:

@@ -13,7 +13,6 @@ Without /usr/bin/chromium these tests skip with the reason; with ``INFERWATCH_RE
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ import pytest
 
 from inferwatch_dashboard import launch
 from tests.helpers.live_collector import Collector, free_port
+from tests.helpers.processes import interrupt_group
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -119,16 +119,6 @@ def test_every_page_in_a_real_browser(collector: Collector, browser: Any) -> Non
     assert dashboard.process.returncode is not None
 
 
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
-
-
 @pytest.mark.slow
 def test_up_starts_the_dashboard_and_stops_it(tmp_path: Path, browser: Any) -> None:
     port, ui_port = free_port(), free_port()
@@ -156,7 +146,7 @@ def test_up_starts_the_dashboard_and_stops_it(tmp_path: Path, browser: Any) -> N
         assert page.get_by_text("Project: demo").first.is_visible()
         page.screenshot(path=str(tmp_path / "up-overview.png"))
     finally:
-        _stop(proc)
+        interrupt_group(proc)
     assert proc.returncode is not None
     with pytest.raises(httpx.HTTPError):
         httpx.get(f"{url}/_stcore/health", timeout=2)
@@ -244,5 +234,5 @@ def test_demo_starts_on_a_populated_project(tmp_path: Path, browser: Any) -> Non
         no_exception_box(page)
         page.screenshot(path=str(ARTIFACTS / "demo-capacity.png"))
     finally:
-        _stop(proc)
+        interrupt_group(proc)
     assert proc.returncode == 0, log_path.read_text()[-3000:]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -20,6 +19,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.helpers.processes import interrupt_group
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,12 +86,8 @@ def test_up_with_demo_traffic_serves_growing_counts(tmp_path):
         assert {m["provider"] for m in models} >= {"openai", "anthropic"}
         assert sum(m["cost_usd"] for m in models) > 0  # priced at ingest
     finally:
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(60)  # the demo app's exit (up to 20 s waited for), then the collector's graceful shutdown
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(10)
+        # the demo app's exit (up to 20 s waited for), then the collector's graceful shutdown
+        interrupt_group(proc, wait_s=60)
         log.close()
     # stopped like Ctrl-C in a terminal (the whole group): the demo app ends first, while the collector still
     # serves, so its last spans and feedback arrive

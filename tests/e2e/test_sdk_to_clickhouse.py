@@ -21,7 +21,6 @@ import hashlib
 import hmac
 import os
 import random
-import signal
 import socket
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from hypothesis import strategies as st  # noqa: E402
 import inferwatch  # noqa: E402
 from examples.mock_llm import count_tokens, estimate_prompt_tokens  # noqa: E402
 from inferwatch import _guard  # noqa: E402
+from tests.helpers.processes import interrupt_group  # noqa: E402
 from tests.helpers.redaction_corpus import _Gen, luhn_complete  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,17 +164,6 @@ def create_key(data_dir: Path, env: dict[str, str]) -> str:
     )
     assert out.returncode == 0, out.stderr
     return out.stdout.strip().splitlines()[-1]
-
-
-def stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        proc.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(10)
 
 
 # --- the app side ---------------------------------------------------------------------------------------------
@@ -305,7 +294,7 @@ def test_sdk_calls_land_in_clickhouse(tmp_path, mock_llm, openai_client, anthrop
         assert llm["ttft_ms"] >= 150 and llm["streamed"] and not llm["usage_missing"]
         assert llm["feature"] == "search" and llm["output_tokens"] == 24
     finally:
-        stop(proc)
+        interrupt_group(proc, wait_s=20)
         log.close()
 
     # --- read the chDB directory itself, now that the collector has let go of it ---
