@@ -188,7 +188,7 @@ def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: S
         by_source.setdefault(source.name, (source, []))[1].append(e)
     for source, block in by_source.values():
         for row in read_sliding(store, rule.signal, rule.group_by, block, w, projects, source=source,
-                                quantile_grid=_noise(rule, rule.condition)):
+                                quantile_grid=_needs_grid(rule, rule.condition)):
             out.setdefault(block[row.k], {}).setdefault((row.project_id, row.labels), {})[0] = row
     if sustain is None:
         return out
@@ -196,7 +196,7 @@ def _threshold_blocks(store: Store, rule: Rule, ends: Sequence[int], projects: S
     span = (last - ends[0]) // MINUTE + sustain.of
     minutes: dict[int, list[WindowRow]] = {}
     for row in read_windows(store, rule.signal, rule.group_by, [(last - span * MINUTE, last)], projects,
-                            buckets=span, quantile_grid=_noise(rule, rule.condition)):
+                            buckets=span, quantile_grid=_needs_grid(rule, rule.condition)):
         if row.k > 0:
             minutes.setdefault(row.k, []).append(row)
     for e, grouped in out.items():
@@ -235,7 +235,7 @@ def _enough(rule: Rule, row: WindowRow | None) -> bool:
     return row is not None and row.measures.get(rule.signal.volume, 0.0) >= max(1, rule.min_requests)
 
 
-def _noise(rule: Rule, cond: object) -> bool:
+def _needs_grid(rule: Rule, cond: object) -> bool:
     """Whether a threshold read needs the percentile's quantile grid (a guarded latency percentile)."""
     return isinstance(cond, Threshold) and cond.confidence is not None and rule.signal.kind == "quantile"
 
@@ -248,7 +248,7 @@ def _threshold(store: Store, rule: Rule, cond: Threshold, e: int, projects: Sequ
     Breaching: the window breaches and, if sustained, at least ``breaching`` buckets do (a bucket with no data
     does not). Clear: the window's point value is on the good side of the clear level."""
     rows = read_windows(store, rule.signal, rule.group_by, [(e - rule.window_s, e)], projects,
-                        buckets=rule.sustain.of if rule.sustain else 0, quantile_grid=_noise(rule, cond))
+                        buckets=rule.sustain.of if rule.sustain else 0, quantile_grid=_needs_grid(rule, cond))
     return _threshold_of(rule, cond, e, _by_series(rule, rows))
 
 

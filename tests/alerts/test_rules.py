@@ -432,6 +432,6 @@ def test_cli_listing_states_how_each_rule_is_held(tmp_path: Path, monkeypatch: p
     args = parser().parse_args(["--data-dir", str(tmp_path / "data"), "alerts", "rules"])
     assert args.func(args) == 0
     lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()[1:]}
-    assert ("for 4 of the last 5 minutes (each at 80% confidence), resolves after 600s clear"
+    assert ("for 4 of the last 5 minutes (each at 80% confidence: 0.7% false runs), resolves after 600s clear"
             in lines["ttft"])
     assert "for 120s, every 60s" in lines["errors"]

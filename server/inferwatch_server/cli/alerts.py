@@ -124,7 +124,8 @@ def _rules(args: argparse.Namespace) -> int:
         if rule.sustain:
             held = f"{rule.sustain.breaching} of the last {rule.sustain.of} minutes"
             if rule.sustain.confidence is not None:
-                held += f" (each at {rule.sustain.confidence:.0%} confidence)"
+                c = rule.sustain.confidence
+                held += f" (each at {c:.0%} confidence: {rule.sustain.false_rate(c):.1%} false runs)"
         resolve = f", resolves after {rule.resolve_after_s}s clear" if rule.resolve_after_s else ""
         print(f"  {rule.id:28} {rule.severity:8} {rule.headline}  [{', '.join(rule.group_by)}; window "
               f"{rule.window_s}s, for {held}{resolve}, every {rule.every_s}s; -> {channels}]")
