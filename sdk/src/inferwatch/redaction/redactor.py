@@ -24,6 +24,7 @@ from .recognizers import (
     _emails,
     _ibans,
     _ips,
+    _literal,
     _phones,
     _secrets,
     _ssns,
@@ -250,7 +251,7 @@ class Redactor:
                 continue
             if gate:  # a substring every literal holds: most texts hold none (checked here, at C speed)
                 haystack = scan.folded
-                if haystack is not None and gate not in haystack:
+                if haystack is not None and _literal(gate).search(haystack) is None:
                     continue
             found = _secrets(scan, recognizer)
             if found:

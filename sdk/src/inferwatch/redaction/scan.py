@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .phones.patterns import _ANY_DIGIT, _PHONE_CHARS
+from .phones.patterns import _PHONE_CHARS
 from .rules import SECRET_RECOGNIZERS
 
 
@@ -76,8 +76,10 @@ class _Scan:
 
     @property
     def has_digit(self) -> bool:
+        """Whether the text holds a character of ``\\d``: a ``0`` in the mask (one ``memchr``; the crypto
+        recognizer makes the mask of every text anyway, and ten ``in`` tests cost more than the mask)."""
         if self._digits is None:
-            self._digits = _has_digit(self.text)
+            self._digits = b"0" in self.mask
         return self._digits
 
     @property
@@ -163,13 +165,6 @@ def _anchored(literals: list[str]) -> tuple[re.Pattern[str], dict[str, tuple[tup
 
 # (a str.find returns -1 for a character not listed: % 1000 ranks it rarest)
 _LITERALS, _BY_ANCHOR = _anchored([literal for r in SECRET_RECOGNIZERS if not r.fold for literal in r.literals])
-
-
-def _has_digit(text: str) -> bool:
-    """Whether ``text`` holds a character of ``\\d`` (ASCII text: ten ``in`` tests at C speed)."""
-    if text.isascii():
-        return any(d in text for d in "0123456789")
-    return _ANY_DIGIT.search(text) is not None
 
 
 # the digit runs (\d(?:[\d .\-/]*\d)?, starting and ending with a digit) of 7 characters or more
