@@ -67,6 +67,13 @@ def _in_flight_list(text: str) -> list[int]:
     return values
 
 
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError("a share between 0 and 1, e.g. 0.3")
+    return value
+
+
 def exporter_scenarios(args: argparse.Namespace) -> list[ExporterScenario]:
     """The scenario table: per requests-in-flight count, without and with content; then the paced sender."""
     out = []
@@ -139,6 +146,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--exporter-scope", choices=("ours", "other"), default="ours",
                         help="exporter: the spans' instrumentation scope: ours (inferwatch-*, written at once; "
                              f"default) or other ({THIRD_PARTY_SCOPE}: held for the pairing window)")
+    parser.add_argument("--content-pii", type=_share, default=None, metavar="SHARE",
+                        help="exporter scenarios: share of content samples whose prompt carries PII (default: "
+                             "the demo traffic's 0.3)")
     parser.add_argument("--baseline-source", metavar="DIR",
                         help="exporter: also run every scenario on a collector running DIR's code (e.g. `git "
                              "archive <commit> | tar -x -C DIR`), interleaved with this checkout's, and print both "
@@ -193,8 +203,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         exporter: dict[str, list[ExporterResult]] = {}
         if args.scenario in ("all", "exporter"):
             scenarios = exporter_scenarios(args)
+            pii = "the demo's share of" if args.content_pii is None else f"{args.content_pii:.0%} of"
             log(f"\n[E] exporter-shaped scenarios on one collector at defaults, scope {args.exporter_scope}, "
-                f"{args.reps} runs each: "
+                f"content with PII in {pii} prompts, {args.reps} runs each: "
                 + "; ".join(f"{s.name} ({s.requests} x {s.spans_per_request} spans)" for s in scenarios))
             other = args.exporter_scope == "other"
             arms: dict[str, dict[str, str]] = {"this checkout": {}}
@@ -203,7 +214,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 arms[f"baseline {src}"] = {"PYTHONPATH": f"{src}/collector:{src}/server:{src}/sdk/src"}
             exporter = run_exporter(scenarios, args.reps, workdir, collectors, opened, seed=args.seed,
                                     scope=THIRD_PARTY_SCOPE if other else None, arms=arms,
-                                    queryable_timeout_s=pairing_window_s + 90 if other else 120.0)
+                                    queryable_timeout_s=pairing_window_s + 90 if other else 120.0,
+                                    pii_share=args.content_pii)
 
         log(f"\n[C] raw chDB insert ceiling: {ceiling_rows:,} llm_calls rows in batches of {flush_rows:,}, "
             "migrated store (materialized views run)")

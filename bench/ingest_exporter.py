@@ -152,8 +152,8 @@ def print_results(results: Sequence[ExporterResult]) -> None:
 
 def run_exporter(scenarios: Sequence[ExporterScenario], runs: int, workdir: Path, collectors: list[Collector],
                  opened: list[httpx.Client], *, seed: int, scope: str | None = None,
-                 queryable_timeout_s: float = 120.0, arms: dict[str, dict[str, str]] | None = None
-                 ) -> dict[str, list[ExporterResult]]:
+                 queryable_timeout_s: float = 120.0, arms: dict[str, dict[str, str]] | None = None,
+                 pii_share: float | None = None) -> dict[str, list[ExporterResult]]:
     """Every scenario ``runs`` times on a collector at defaults per arm (name -> extra environment, e.g. a
     ``PYTHONPATH`` to another checkout's code; default: this checkout only), results by arm.
 
@@ -161,14 +161,15 @@ def run_exporter(scenarios: Sequence[ExporterScenario], runs: int, workdir: Path
     min–max, not in one scenario; with several arms, each run's bodies go to every arm in turn (the order
     alternating run by run), so arms are compared on the same bodies at the same time. Each run's bodies are
     built just before it, outside its clock, and dropped after; with ``scope``, as that library's spans (see
-    :func:`ingest_payloads.rescoped`: they take the held path, queryable after the pairing window)."""
+    :func:`ingest_payloads.rescoped`: they take the held path, queryable after the pairing window); with
+    ``pii_share``, that share of the content samples carries PII in its prompt (default: the demo traffic's)."""
     arms = arms or {"this checkout": {}}
     clients = make_clients(max([s.in_flight for s in scenarios] + [1]))
     opened.extend(clients)
     window = ((datetime.now(timezone.utc) - timedelta(hours=2)).isoformat(),
               (datetime.now(timezone.utc) + timedelta(hours=12)).isoformat())
     warmup = exporter_payloads(4, 512, with_content=False, seed=seed + 900) + \
-        exporter_payloads(2, 512, with_content=True, seed=seed + 901)
+        exporter_payloads(2, 512, with_content=True, seed=seed + 901, pii_share=pii_share)
     running: dict[str, Collector] = {}
     for k, (arm, env) in enumerate(arms.items()):
         collector = Collector(workdir, "exporter" if k == 0 else f"exporter-arm{k}", env)
@@ -183,7 +184,8 @@ def run_exporter(scenarios: Sequence[ExporterScenario], runs: int, workdir: Path
         for i, scenario in enumerate(scenarios):
             t = time.perf_counter()
             payloads = exporter_payloads(scenario.requests, scenario.spans_per_request,
-                                         with_content=scenario.content, seed=seed + 1000 * (r + 1) + i)
+                                         with_content=scenario.content, seed=seed + 1000 * (r + 1) + i,
+                                         pii_share=pii_share)
             if scope:
                 payloads = rescoped(payloads, scope, seed=seed + 7 * r + i, shift_ns=0)
             calls = llm_calls_per_request(payloads[0]) or scenario.spans_per_request

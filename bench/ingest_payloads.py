@@ -25,27 +25,31 @@ from examples.traffic import TrafficModel, build_request
 
 PROJECT = "bench"
 THIRD_PARTY_SCOPE = "openinference.instrumentation.openai"
-PROMPT_CHARS = 1024  # exporter-shaped content: the user message's text, at least
-COMPLETION_CHARS = 512  # and the assistant's
+PROMPT_CHARS = 1024  # exporter-shaped content: a span's prompt attributes (system instructions + input messages)
+COMPLETION_CHARS = 512  # and its output messages, in characters as sent
 
 _PROMPT_FILLER = (" Further context: the account has two workspaces, one per region, and the admin asked for a "
                   "summary that the finance team can read without the product vocabulary.")
 _COMPLETION_FILLER = (" In short, nothing changes for existing users until the next billing cycle, and the "
                       "team can follow up in the same thread.")
 _INPUT_MESSAGES = "gen_ai.input.messages"
+_SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
 _OUTPUT_MESSAGES = "gen_ai.output.messages"
 
 
 def build_payloads(n_requests: int, spans_per_request: int, *, with_content: bool, seed: int,
                    templates: int = 8,
-                   transform: Callable[[ExportTraceServiceRequest], None] | None = None) -> list[bytes]:
-    """``n_requests`` encoded requests of LLM-call spans only, every span with fresh random ids.
+                   transform: Callable[[ExportTraceServiceRequest], None] | None = None,
+                   pii_share: float | None = None) -> list[bytes]:
+    """``n_requests`` encoded requests of LLM-call spans only, every span with fresh random ids; ``pii_share``:
+    the share of content samples whose prompt carries PII (default: the demo traffic's).
 
     A few requests are generated in full by the traffic model (and changed in place by ``transform``); the rest
     are copies of them with new trace and span ids, which costs ~1 ms per request instead of ~25 ms and keeps
     every span (and body) unique.
     """
-    model = TrafficModel(seed=seed, embeddings=False)
+    model = TrafficModel(seed=seed, embeddings=False) if pii_share is None else \
+        TrafficModel(seed=seed, embeddings=False, pii_share=pii_share)
     now_ns = time.time_ns()
     bases = [build_request(model, spans_per_request, with_content=with_content, now_ns=now_ns, spread_s=10,
                            app_spans=False) for _ in range(min(templates, n_requests))]
@@ -111,37 +115,44 @@ def llm_calls_per_request(body: bytes) -> int | None:
 
 
 def _padded(messages_json: str, chars: int, filler: str) -> str:
-    """``messages_json`` (OTel GenAI message JSON) with filler appended to its last text part until that part has
-    at least ``chars`` characters (unchanged when it is not message JSON)."""
+    """``messages_json`` (OTel GenAI message JSON) with filler appended to its last text part until the JSON is
+    ``chars`` characters long (unchanged when it is longer already or is not message JSON). The filler is plain
+    ASCII, so each character of it adds one to the JSON."""
     try:
         messages = json.loads(messages_json)
         part = messages[-1]["parts"][-1]
         text = part["content"]
     except (ValueError, LookupError, TypeError):
         return messages_json
-    while len(text) < chars:
-        text += filler
-    part["content"] = text
+    short = chars - len(json.dumps(messages, ensure_ascii=False))
+    if short <= 0:
+        return messages_json
+    part["content"] = text + (filler * (short // len(filler) + 1))[:short]
     return json.dumps(messages, ensure_ascii=False)
 
 
 def pad_content(request: ExportTraceServiceRequest, prompt_chars: int = PROMPT_CHARS,
                 completion_chars: int = COMPLETION_CHARS) -> None:
-    """Pad, in place, every span's input messages to ``prompt_chars`` and output messages to
-    ``completion_chars`` of text (the demo pool's samples are ~0.5-0.8 KB of prompt and ~0.2 KB of answer)."""
+    """Pad, in place, every span's prompt to ``prompt_chars`` characters (its system instructions and input
+    messages together, as sent) and its output messages to ``completion_chars`` (the demo pool's samples are
+    ~0.5-0.8 KB of prompt and ~0.2 KB of answer)."""
     for resource_spans in request.resource_spans:
         for scope_spans in resource_spans.scope_spans:
             for span in scope_spans.spans:
+                system = sum(len(a.value.string_value) for a in span.attributes if a.key == _SYSTEM_INSTRUCTIONS)
                 for attr in span.attributes:
                     if attr.key == _INPUT_MESSAGES:
-                        attr.value.string_value = _padded(attr.value.string_value, prompt_chars, _PROMPT_FILLER)
+                        attr.value.string_value = _padded(attr.value.string_value, prompt_chars - system,
+                                                          _PROMPT_FILLER)
                     elif attr.key == _OUTPUT_MESSAGES:
                         attr.value.string_value = _padded(attr.value.string_value, completion_chars,
                                                           _COMPLETION_FILLER)
 
 
-def exporter_payloads(n_requests: int, spans_per_request: int, *, with_content: bool, seed: int) -> list[bytes]:
+def exporter_payloads(n_requests: int, spans_per_request: int, *, with_content: bool, seed: int,
+                      pii_share: float | None = None) -> list[bytes]:
     """``n_requests`` bodies as a real exporter sends them: ``spans_per_request`` LLM-call spans each (512, a
-    BatchSpanProcessor's default batch), with content ~1 KB of prompt and ~0.5 KB of completion per span."""
+    BatchSpanProcessor's default batch), with content ~1 KB of prompt and ~0.5 KB of completion per span, PII in
+    the prompts of ``pii_share`` of the content samples (default: the demo traffic's 30 %)."""
     return build_payloads(n_requests, spans_per_request, with_content=with_content, seed=seed,
-                          transform=pad_content if with_content else None)
+                          transform=pad_content if with_content else None, pii_share=pii_share)

@@ -33,13 +33,11 @@ with PASS/FAIL; never asserts.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import socket
 import subprocess
 import sys
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path

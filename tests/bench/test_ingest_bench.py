@@ -23,6 +23,10 @@ def _texts(span, key: str) -> list[str]:
     return []
 
 
+def _chars(span, *keys: str) -> int:
+    return sum(len(attr.value.string_value) for attr in span.attributes if attr.key in keys)
+
+
 def test_exporter_bodies_are_512_distinct_llm_calls_with_the_issues_content_sizes() -> None:
     bodies = exporter_payloads(3, 512, with_content=True, seed=1)
     requests = [ExportTraceServiceRequest.FromString(b) for b in bodies]
@@ -33,10 +37,25 @@ def test_exporter_bodies_are_512_distinct_llm_calls_with_the_issues_content_size
     prompts = [t for s in spans for t in _texts(s, "gen_ai.input.messages")]
     completions = [t for s in spans for t in _texts(s, "gen_ai.output.messages")]
     assert len(prompts) == len(spans) and len(completions) > len(spans) * 0.8  # failed calls have no completion
-    assert min(map(len, prompts)) >= PROMPT_CHARS and max(map(len, prompts)) < PROMPT_CHARS + 400
-    assert min(map(len, completions)) >= COMPLETION_CHARS and max(map(len, completions)) < COMPLETION_CHARS + 400
+    # the issue's shape: ~1 KB of prompt (system instructions and input messages, as sent) and ~0.5 KB of
+    # completion per span
+    answered = [s for s in spans if _texts(s, "gen_ai.output.messages")]
+    assert {_chars(s, "gen_ai.system_instructions", "gen_ai.input.messages") for s in spans} == {PROMPT_CHARS}
+    assert {_chars(s, "gen_ai.output.messages") for s in answered} == {COMPLETION_CHARS}
     bare = ExportTraceServiceRequest.FromString(exporter_payloads(1, 16, with_content=False, seed=1)[0])
     assert not any(_texts(s, "gen_ai.input.messages") for s in bare.resource_spans[0].scope_spans[0].spans)
+
+
+@pytest.mark.parametrize(("pii_share", "low", "high"), [(0.0, 0.0, 0.0), (None, 0.2, 0.4), (1.0, 0.9, 1.0)])
+def test_exporter_prompts_carry_pii_in_the_share_asked_for(pii_share, low, high) -> None:
+    """``--content-pii``: the share of prompts in which the redactor finds something (default: the demo's 30 %)."""
+    from inferwatch.redaction import DEFAULT_REDACTOR
+
+    body = exporter_payloads(1, 512, with_content=True, seed=3, pii_share=pii_share)[0]
+    spans = ExportTraceServiceRequest.FromString(body).resource_spans[0].scope_spans[0].spans
+    prompts = [a.value.string_value for s in spans for a in s.attributes if a.key == "gen_ai.input.messages"]
+    share = sum(bool(DEFAULT_REDACTOR.redact(p).counts) for p in prompts) / len(prompts)
+    assert low <= share <= high
 
 
 def test_percentile_is_a_measured_value_by_nearest_rank() -> None:
