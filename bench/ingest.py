@@ -9,7 +9,8 @@ binds 127.0.0.1 only):
   small queue and in-flight limits (RSS bounded, 503s returned).
 * ``exporter`` (:mod:`ingest_exporter`), issue 29: the collector loaded as real OTel exporters load it. 1, 4 and
   32 closed-loop senders with exactly one 512-span request in flight each (a BatchSpanProcessor per app
-  process), without content and with ~1 KB of prompt and ~0.5 KB of completion per span; and an open-loop sender
+  process), without content and with ~1 KB of prompt and ~0.5 KB of completion per span (plain prompts;
+  ``--content-pii 0.3`` puts PII in 30 % of them, as the demo traffic does); and an open-loop sender
   offering 100 spans/s (50-span requests every 500 ms, our SDK's export schedule) for the acknowledgement latency
   of a quiet app. Each reports queryable spans/s, ack latency p50/p95/p99, collector CPU and RSS, medians of
   ``--runs``.
@@ -146,9 +147,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--exporter-scope", choices=("ours", "other"), default="ours",
                         help="exporter: the spans' instrumentation scope: ours (inferwatch-*, written at once; "
                              f"default) or other ({THIRD_PARTY_SCOPE}: held for the pairing window)")
-    parser.add_argument("--content-pii", type=_share, default=None, metavar="SHARE",
-                        help="exporter scenarios: share of content samples whose prompt carries PII (default: "
-                             "the demo traffic's 0.3)")
+    parser.add_argument("--content-pii", type=_share, default=0.0, metavar="SHARE",
+                        help="exporter scenarios: share of content samples whose prompt carries PII (default 0: "
+                             "plain LLM calls, as the issue describes them; the demo traffic has 0.3)")
     parser.add_argument("--baseline-source", metavar="DIR",
                         help="exporter: also run every scenario on a collector running DIR's code (e.g. `git "
                              "archive <commit> | tar -x -C DIR`), interleaved with this checkout's, and print both "
@@ -203,9 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         exporter: dict[str, list[ExporterResult]] = {}
         if args.scenario in ("all", "exporter"):
             scenarios = exporter_scenarios(args)
-            pii = "the demo's share of" if args.content_pii is None else f"{args.content_pii:.0%} of"
             log(f"\n[E] exporter-shaped scenarios on one collector at defaults, scope {args.exporter_scope}, "
-                f"content with PII in {pii} prompts, {args.reps} runs each: "
+                f"content with PII in {args.content_pii:.0%} of prompts, {args.reps} runs each: "
                 + "; ".join(f"{s.name} ({s.requests} x {s.spans_per_request} spans)" for s in scenarios))
             other = args.exporter_scope == "other"
             arms: dict[str, dict[str, str]] = {"this checkout": {}}
