@@ -188,8 +188,20 @@ class Redactor:
                 except RecursionError:  # deeper than the stack allows: read as text
                     pass
                 else:
+                    if not changed:
+                        _add(counts, found)
+                        return text
+                    # The dump read as text once more: a value that holds nothing alone can hold something as
+                    # written in JSON (an escaped control character after a password key: "\u001f"), and the
+                    # result must be stable, as redacting the dump again reads it as text first.
+                    dumped = dump_document(redacted)
+                    again: dict[str, int] = {}
+                    whole = self._redact_text(dumped, wanted, again)
+                    if whole != dumped and same_keys(document, parse_document(whole)):
+                        _add(found, again)
+                        dumped = whole
                     _add(counts, found)
-                    return dump_document(redacted) if changed else text
+                    return dumped
         if key is not None and len(key) <= _MAX_CONTEXT_KEY:
             head = key + ": "
             found = {}
